@@ -1,0 +1,58 @@
+# skillctl — build, test, benchmark, demo.
+GO       ?= go
+BIN      ?= bin/skillctl
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X github.com/skillctl/skillctl/cmd.version=$(VERSION)
+PREFIX   ?= /usr/local
+BENCH_N  ?= 10000
+BENCH_RUNS ?= 7
+
+export CGO_ENABLED ?= 0
+
+.PHONY: all build test test-short bench lint fmt golden docs completions demo install clean cross
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+# What CI runs. -race needs cgo; it is used where a C compiler is available.
+test:
+	@if command -v gcc >/dev/null 2>&1; then \
+		CGO_ENABLED=1 $(GO) test -race -count=1 ./... ; \
+	else \
+		$(GO) test -count=1 ./... ; \
+	fi
+
+test-short:
+	$(GO) test -count=1 -short ./...
+
+cross:
+	GOOS=linux   GOARCH=amd64 $(GO) build -o /dev/null ./...
+	GOOS=darwin  GOARCH=arm64 $(GO) build -o /dev/null ./...
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./...
+
+bench: build
+	$(GO) run ./internal/bench -skillctl $(BIN) -n $(BENCH_N) -runs $(BENCH_RUNS)
+
+lint:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+golden:
+	$(GO) test ./... -update
+
+docs completions: build
+	$(GO) run ./internal/gendocs
+
+demo: build
+	@BIN=$(abspath $(BIN)) sh testdata/demo/demo.sh
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/skillctl
+
+clean:
+	rm -rf bin

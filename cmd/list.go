@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+type listOptions struct {
+	IO       *iostreams.IOStreams
+	Discover func(ctx context.Context) (*skill.Catalog, error)
+	JSON     bool
+	Source   string
+	All      bool
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newListCmd(f, nil) }) }
+
+func newListCmd(f *Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "list [--source <tier>] [--all]",
+		Short: "List the skills agents can see",
+		Long: `List every skill found in the user, project, env, path and plugin folders
+(see 'skillctl help environment' and docs/discovery.md), one per name: a skill
+in a higher-precedence folder shadows one with the same name in a lower one.
+
+On a terminal the list is a table (NAME, SOURCE, MODE, DESCRIPTION, and PATH
+when the terminal is wide). In a pipe each skill is one tab-separated row
+without a header: name, source, mode, description, path (and status with --all).
+--all also lists shadowed skills and skills that could not be loaded.
+Skills that cannot be loaded are always reported on stderr.
+
+EXIT STATUS
+  0  the list was printed (even when some skills could not be loaded)
+  2  bad flags or arguments`,
+		Example: `  skillctl list
+  skillctl list --source project
+  skillctl list --all --json | jq '.[] | select(.status=="broken")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.JSON = f.Global.JSON
+			if opts.Source != "" && !contains(skill.Sources, opts.Source) {
+				return FlagErrorf("--source must be one of %s, not %q", strings.Join(skill.Sources, ", "), opts.Source)
+			}
+			opts.Discover = func(ctx context.Context) (*skill.Catalog, error) {
+				return f.Discover(ctx, true, !f.Global.Quiet)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return listRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Source, "source", "", "only skills from `TIER`: {user|project|env|path|plugin}")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "also list shadowed skills and skills that could not be loaded")
+	_ = cmd.RegisterFlagCompletionFunc("source", fixedCompletion(skill.Sources...))
+	return cmd
+}
+
+func listRun(ctx context.Context, opts *listOptions) error {
+	cat, err := opts.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	var sums []skill.Summary
+	for _, e := range cat.Entries {
+		if opts.Source != "" && e.Source != opts.Source {
+			continue
+		}
+		if !opts.All && (e.Skill == nil || e.ShadowedBy != "") {
+			continue
+		}
+		sums = append(sums, skill.SummaryOf(e))
+	}
+	if opts.JSON {
+		if sums == nil {
+			sums = []skill.Summary{}
+		}
+		return writeJSON(opts.IO.Out, sums)
+	}
+	tty := opts.IO.IsStdoutTTY()
+	if len(sums) == 0 {
+		if tty {
+			fmt.Fprintln(opts.IO.ErrOut, "No skills found. Skills are folders holding a SKILL.md under ~/.claude/skills, .claude/skills, .agents/skills or a --path folder.")
+		}
+		return nil
+	}
+	width := opts.IO.TerminalWidth()
+	wide := !tty || width >= 140
+	header := []string{"NAME", "SOURCE", "MODE", "DESCRIPTION"}
+	if wide {
+		header = append(header, "PATH")
+	}
+	if opts.All {
+		header = append(header, "STATUS")
+	}
+	t := &render.Table{Header: header, Width: width, Truncate: map[int]bool{3: true}}
+	for _, s := range sums {
+		name := s.Name
+		if s.Plugin != "" {
+			name = s.ID
+		}
+		mode := s.Mode
+		desc := s.Description
+		if s.Status == skill.StatusBroken {
+			mode, desc = "-", s.Error
+		}
+		row := []string{name, s.Source, mode, desc}
+		if wide {
+			row = append(row, s.Path)
+		}
+		if opts.All {
+			status := s.Status
+			if s.ShadowedBy != "" {
+				status = "shadowed by " + s.ShadowedBy
+			}
+			row = append(row, status)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t.Print(opts.IO.Out, tty, render.ForStdout(opts.IO))
+}

@@ -1,0 +1,108 @@
+// Package cmd is skillctl's command-line glue: cobra commands that parse
+// flags, call into pkg/*, and print results.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+// Exit codes (SPEC §4).
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitNotFound    = 3
+	ExitDenied      = 4
+	ExitTimeout     = 124
+	ExitSandbox     = 125
+	ExitInterrupted = 130
+)
+
+// ExitCoder is an error that carries its own exit code (a skill's own exit
+// status, a timeout, a sandbox that could not be set up).
+type ExitCoder interface {
+	ExitCode() int
+}
+
+// FlagError is a mistake in flags or arguments: it prints the usage line.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf builds a FlagError.
+func FlagErrorf(format string, a ...any) error { return &FlagError{Err: fmt.Errorf(format, a...)} }
+
+// SilentError exits with a code without printing anything more (the command
+// already said what went wrong).
+type SilentError struct{ Code int }
+
+func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// ExitCode implements ExitCoder.
+func (e *SilentError) ExitCode() int { return e.Code }
+
+// Main runs skillctl with the process's arguments and streams and returns the exit code.
+func Main() int {
+	return Run(context.Background(), os.Args[1:], iostreams.System(), os.Getenv)
+}
+
+// Run runs skillctl with the given arguments, streams and environment.
+func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv func(string) string) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := NewFactory(ios, getenv)
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitCodeOf(err)
+	if ctx.Err() != nil && code != ExitTimeout {
+		code = ExitInterrupted
+	}
+	var silent *SilentError
+	if !errors.As(err, &silent) {
+		fmt.Fprintf(ios.ErrOut, "Error: %s\n", err)
+		var fe *FlagError
+		if (errors.As(err, &fe) || code == ExitUsage) && cmd != nil {
+			fmt.Fprintf(ios.ErrOut, "Usage: %s\nRun '%s --help' for more.\n", cmd.UseLine(), cmd.CommandPath())
+		}
+	}
+	return code
+}
+
+// ExitCodeOf maps an error to skillctl's exit codes in one place.
+func ExitCodeOf(err error) int {
+	var ec ExitCoder
+	var fe *FlagError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ec):
+		return ec.ExitCode()
+	case errors.As(err, &fe):
+		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, skill.ErrNotFound):
+		return ExitNotFound
+	case errors.Is(err, skill.ErrDenied):
+		return ExitDenied
+	case isCobraUsageError(err):
+		return ExitUsage
+	}
+	return ExitFailure
+}

@@ -1,0 +1,241 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss/tree"
+	"github.com/spf13/cobra"
+
+	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+type showOptions struct {
+	IO      *iostreams.IOStreams
+	Resolve func(ctx context.Context, arg string) (*skill.Skill, error)
+	JSON    bool
+	Name    string
+	File    string
+	Raw     bool
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newShowCmd(f, nil) }) }
+
+func newShowCmd(f *Factory, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "show <name|id|path> [--file <rel>] [--raw]",
+		Short: "Show a skill: its header, files, token estimate and body",
+		Long: `Show one skill, named by its name (pdf), its id (project:pdf, myplugin:pdf),
+or a path to its folder or SKILL.md.
+
+Without flags: a header (name, id, description, source, path, mode, license,
+version), the tree of its files with sizes and types, an estimate of the
+tokens SKILL.md costs, then the body. --file prints one file of the skill;
+paths that leave the skill folder are refused. --raw prints SKILL.md exactly
+as it is on disk. --json prints the full definition (docs/json.md).
+
+EXIT STATUS
+  0  shown
+  1  the skill exists but cannot be loaded (the reason is printed)
+  2  bad flags or arguments
+  3  no such skill, path or file (close names are suggested)
+  4  --file names a path outside the skill folder`,
+		Example: `  skillctl show pdf
+  skillctl show project:pdf --json
+  skillctl show ./my-skill --file scripts/run.sh
+  skillctl show pdf --raw > SKILL.md.bak`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSkillNames(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.JSON = f.Global.JSON
+			opts.Name = args[0]
+			if opts.Raw && opts.File != "" {
+				return FlagErrorf("--raw and --file cannot be used together")
+			}
+			opts.Resolve = f.ResolveSkill
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return showRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.File, "file", "", "print the file `REL` of the skill")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "print SKILL.md verbatim")
+	return cmd
+}
+
+// ResolveSkill finds a skill by name, id or path. A path is loaded without
+// discovering anything else.
+func (f *Factory) ResolveSkill(ctx context.Context, arg string) (*skill.Skill, error) {
+	cwd, err := f.Cwd()
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
+		p := arg
+		if !strings.HasPrefix(p, "/") {
+			p = cwd + string(os.PathSeparator) + p
+		}
+		return skill.LoadPath(p)
+	}
+	cat, err := f.Discover(ctx, false, false)
+	if err != nil {
+		return nil, err
+	}
+	return cat.Resolve(arg, cwd)
+}
+
+func completeSkillNames(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if err := f.applyGlobal(); err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		cat, err := f.Discover(cmd.Context(), true, false)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []string
+		for _, s := range cat.Skills() {
+			name := s.Name
+			if s.Plugin != "" {
+				name = s.ID
+			}
+			if strings.HasPrefix(name, toComplete) {
+				out = append(out, name+"\t"+render.Truncate(render.Flatten(s.Description), 60))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+func showRun(ctx context.Context, opts *showOptions) error {
+	s, err := opts.Resolve(ctx, opts.Name)
+	if err != nil {
+		return err
+	}
+	out := opts.IO.Out
+	switch {
+	case opts.Raw:
+		data, err := os.ReadFile(s.File)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(data)
+		return err
+	case opts.File != "":
+		f, err := skill.OpenFile(s.Dir, opts.File)
+		if err != nil {
+			return fmt.Errorf("show %s --file %s: %w", s.ID, opts.File, err)
+		}
+		defer f.Close()
+		if opts.JSON {
+			data, err := io.ReadAll(f)
+			if err != nil {
+				return err
+			}
+			fi, _ := f.Stat()
+			rel, _ := skill.CheckRelPath(opts.File)
+			return writeJSON(out, map[string]any{"skill": s.ID, "path": rel, "size": len(data),
+				"type": skill.FileType(rel, fi.Mode()), "content": string(data)})
+		}
+		_, err = io.Copy(out, f)
+		return err
+	}
+	files, err := skill.Files(s.Dir)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(out, skill.DefinitionOf(s, files))
+	}
+	st := render.ForStdout(opts.IO)
+	printShowHeader(out, st, s)
+	fmt.Fprintln(out)
+	inv := skill.Inventory(files)
+	fmt.Fprintf(out, "%s %s\n", st.Bold.Render("Files"), st.Faint.Render(fmt.Sprintf("(%d, %s)", inv.TotalFiles, skill.HumanSize(inv.TotalSizeBytes))))
+	fmt.Fprintln(out, fileTree(s.Name, files, st))
+	fmt.Fprintf(out, "\n%s ~%d (SKILL.md, about 4 bytes a token)\n", st.Bold.Render("Tokens"), s.Tokens)
+	for _, d := range s.Diagnostics {
+		loc := ""
+		if d.Line > 0 {
+			loc = fmt.Sprintf(" (line %d)", d.Line)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s%s\n", d.Rule, d.Message, loc)
+	}
+	body := strings.TrimLeft(s.Body, "\n")
+	if body != "" {
+		fmt.Fprintf(out, "\n%s\n\n%s", st.Faint.Render("───"), body)
+		if !strings.HasSuffix(body, "\n") {
+			fmt.Fprintln(out)
+		}
+	}
+	return nil
+}
+
+func printShowHeader(out io.Writer, st *render.Styles, s *skill.Skill) {
+	fmt.Fprintf(out, "%s %s\n", st.Header.Render(s.Name), st.Faint.Render("("+s.ID+")"))
+	if s.Description != "" {
+		fmt.Fprintln(out, render.Flatten(s.Description))
+	}
+	fmt.Fprintln(out)
+	rows := [][2]string{{"source", s.Source}, {"path", s.Dir}, {"mode", s.EffectiveMode()}}
+	if s.License != "" {
+		rows = append(rows, [2]string{"license", s.License})
+	}
+	if s.Exec.Version != "" {
+		rows = append(rows, [2]string{"version", s.Exec.Version})
+	}
+	if s.Plugin != "" {
+		rows = append(rows, [2]string{"plugin", s.Plugin})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(out, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-8s", r[0])), r[1])
+	}
+}
+
+// fileTree renders files as a tree with sizes and types.
+func fileTree(rootName string, files []skill.File, st *render.Styles) string {
+	type node struct {
+		t        *tree.Tree
+		children map[string]*node
+	}
+	enum := tree.DefaultEnumerator
+	newTree := func(label string) *tree.Tree {
+		return tree.New().Root(label).Enumerator(enum).EnumeratorStyle(st.Faint.PaddingRight(1)).Indenter(tree.DefaultIndenter)
+	}
+	root := &node{t: newTree(rootName), children: map[string]*node{}}
+	// Folders first is what people expect of a tree; keep files sorted within.
+	sorted := append([]skill.File(nil), files...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	width := 0
+	for _, f := range sorted {
+		width = max(width, len(path.Base(f.Path)))
+	}
+	for _, f := range sorted {
+		parts := strings.Split(f.Path, "/")
+		cur := root
+		for _, dir := range parts[:len(parts)-1] {
+			n, ok := cur.children[dir]
+			if !ok {
+				n = &node{t: newTree(dir + "/"), children: map[string]*node{}}
+				cur.children[dir] = n
+				cur.t.Child(n.t)
+			}
+			cur = n
+		}
+		label := fmt.Sprintf("%-*s  %9s  %s", width, parts[len(parts)-1], skill.HumanSize(f.Size), st.Faint.Render(f.Type))
+		cur.t.Child(label)
+	}
+	return root.t.String()
+}

@@ -1,0 +1,365 @@
+// Package config reads skillctl's configuration files and merges them:
+// $XDG_CONFIG_HOME/skillctl/config.yaml, the nearest .skillctl.yaml above the
+// working folder, then the file given with --config (later wins).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Permission actions.
+const (
+	Allow = "allow"
+	Ask   = "ask"
+	Deny  = "deny"
+)
+
+// PermissionRule maps a skill name pattern (* wildcards) to an action.
+type PermissionRule struct {
+	Pattern string `json:"pattern"`
+	Action  string `json:"action"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+}
+
+// Run holds the run: section.
+type Run struct {
+	DefaultMode      string        `json:"defaultMode,omitempty"`
+	Timeout          time.Duration `json:"timeout,omitempty"`
+	EnableDirectMode *bool         `json:"enableDirectMode,omitempty"`
+	Isolation        string        `json:"isolation,omitempty"`
+	ConfirmDangerous *bool         `json:"confirmDangerous,omitempty"`
+}
+
+// Config is the merged configuration.
+type Config struct {
+	// Paths are extra skill roots (absolute, resolved against the file's folder).
+	Paths []string `json:"paths,omitempty"`
+	// Agents picks the agent folder sets.
+	Agents []string `json:"agents,omitempty"`
+	// Disabled names skills left out of index (patterns with * allowed).
+	Disabled []string `json:"disabled,omitempty"`
+	// Permissions are checked in order; the first match wins.
+	Permissions []PermissionRule `json:"permissions,omitempty"`
+	Run         Run              `json:"run"`
+	// Files are the files that were read, in merge order.
+	Files []string `json:"files,omitempty"`
+}
+
+// DirectModeEnabled reports whether run --mode direct is allowed (default yes).
+func (c *Config) DirectModeEnabled() bool {
+	return c.Run.EnableDirectMode == nil || *c.Run.EnableDirectMode
+}
+
+// Error is a configuration mistake, naming the file and line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// FileName is the per-project config file name.
+const FileName = ".skillctl.yaml"
+
+// Locate returns the config files that apply, in merge order: the user file
+// (when it exists), the nearest .skillctl.yaml at or above cwd (when one
+// exists), and explicit (always, so that a missing one is an error).
+func Locate(xdgConfigHome, home, cwd, explicit string) []string {
+	var files []string
+	if xdgConfigHome == "" && home != "" {
+		xdgConfigHome = filepath.Join(home, ".config")
+	}
+	if xdgConfigHome != "" {
+		p := filepath.Join(xdgConfigHome, "skillctl", "config.yaml")
+		if isFile(p) {
+			files = append(files, p)
+		}
+	}
+	if cwd != "" {
+		d := filepath.Clean(cwd)
+		for {
+			p := filepath.Join(d, FileName)
+			if isFile(p) {
+				files = append(files, p)
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	if explicit != "" {
+		files = append(files, explicit)
+	}
+	return files
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Load reads and merges the files in order.
+func Load(files ...string) (*Config, error) {
+	c := &Config{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, &Error{File: f, Msg: "config file does not exist"}
+			}
+			return nil, &Error{File: f, Msg: err.Error()}
+		}
+		if err := c.merge(f, data); err != nil {
+			return nil, err
+		}
+		c.Files = append(c.Files, f)
+	}
+	return c, nil
+}
+
+// Parse merges one file's content into a fresh config (for tests and tools).
+func Parse(file string, data []byte) (*Config, error) {
+	c := &Config{}
+	if err := c.merge(file, data); err != nil {
+		return nil, err
+	}
+	c.Files = []string{file}
+	return c, nil
+}
+
+func (c *Config) merge(file string, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 0
+		if _, err := fmt.Sscanf(msg, "line %d:", &line); err == nil {
+			msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+		}
+		return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil // an empty file
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return &Error{File: file, Line: root.Line, Msg: "config must be a mapping of keys"}
+	}
+	dir := filepath.Dir(file)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	errAt := func(n *yaml.Node, format string, a ...any) error {
+		return &Error{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if seen[k.Value] {
+			return errAt(k, "key %q appears twice", k.Value)
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "paths":
+			l, err := strList(v, file, "paths")
+			if err != nil {
+				return err
+			}
+			for _, p := range l {
+				if strings.HasPrefix(p, "~/") {
+					if h, err := os.UserHomeDir(); err == nil {
+						p = filepath.Join(h, p[2:])
+					}
+				}
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(dir, p)
+				}
+				c.Paths = append(c.Paths, filepath.Clean(p))
+			}
+		case "agents":
+			l, err := strList(v, file, "agents")
+			if err != nil {
+				return err
+			}
+			for _, a := range l {
+				switch a {
+				case "claude", "agents", "codex", "opencode":
+				default:
+					return errAt(v, "unknown agent %q (use claude, agents, codex or opencode)", a)
+				}
+			}
+			c.Agents = l
+		case "disabled":
+			l, err := strList(v, file, "disabled")
+			if err != nil {
+				return err
+			}
+			c.Disabled = append(c.Disabled, l...)
+		case "permissions":
+			if v.Kind != yaml.MappingNode {
+				return errAt(v, "permissions must map skill name patterns to allow, ask or deny")
+			}
+			var rules []PermissionRule
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				pk, pv := v.Content[j], v.Content[j+1]
+				act := strings.ToLower(pv.Value)
+				if pv.Kind != yaml.ScalarNode || (act != Allow && act != Ask && act != Deny) {
+					return errAt(pv, "permission for %q must be allow, ask or deny", pk.Value)
+				}
+				rules = append(rules, PermissionRule{Pattern: pk.Value, Action: act, File: file, Line: pk.Line})
+			}
+			// a later file's rules are checked first
+			c.Permissions = append(rules, c.Permissions...)
+		case "run":
+			if err := c.mergeRun(file, v); err != nil {
+				return err
+			}
+		default:
+			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run)", k.Value)
+		}
+	}
+	return nil
+}
+
+func (c *Config) mergeRun(file string, v *yaml.Node) error {
+	errAt := func(n *yaml.Node, format string, a ...any) error {
+		return &Error{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
+	}
+	if v.Kind != yaml.MappingNode {
+		return errAt(v, "run must be a mapping")
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if val.Kind != yaml.ScalarNode {
+			return errAt(val, "run.%s must be a single value", k.Value)
+		}
+		switch k.Value {
+		case "defaultMode":
+			if val.Value != "sandbox" && val.Value != "direct" {
+				return errAt(val, "run.defaultMode must be sandbox or direct, not %q", val.Value)
+			}
+			c.Run.DefaultMode = val.Value
+		case "timeout":
+			d, err := ParseTimeout(val.Value)
+			if err != nil {
+				return errAt(val, "run.timeout: %v", err)
+			}
+			c.Run.Timeout = d
+		case "enableDirectMode", "confirmDangerous":
+			b, err := strconv.ParseBool(val.Value)
+			if err != nil {
+				return errAt(val, "run.%s must be true or false", k.Value)
+			}
+			if k.Value == "enableDirectMode" {
+				c.Run.EnableDirectMode = &b
+			} else {
+				c.Run.ConfirmDangerous = &b
+			}
+		case "isolation":
+			switch val.Value {
+			case "auto", "bwrap", "namespaces", "landlock", "seatbelt", "none":
+			default:
+				return errAt(val, "run.isolation must be auto, bwrap, namespaces, landlock, seatbelt or none")
+			}
+			c.Run.Isolation = val.Value
+		default:
+			return errAt(k, "unknown key run.%s (known: defaultMode, timeout, enableDirectMode, isolation, confirmDangerous)", k.Value)
+		}
+	}
+	return nil
+}
+
+// ParseTimeout reads a duration ("30s", "2m") or a number of milliseconds.
+func ParseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if ms <= 0 {
+			return 0, fmt.Errorf("timeout must be positive, not %q", s)
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration (like 30s or 2m, or milliseconds)", s)
+	}
+	return d, nil
+}
+
+func strList(v *yaml.Node, file, key string) ([]string, error) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return nil, nil
+		}
+		return []string{v.Value}, nil
+	case yaml.SequenceNode:
+		var out []string
+		for _, c := range v.Content {
+			if c.Kind != yaml.ScalarNode {
+				return nil, &Error{File: file, Line: c.Line, Msg: key + " must be a list of strings"}
+			}
+			out = append(out, c.Value)
+		}
+		return out, nil
+	}
+	return nil, &Error{File: file, Line: v.Line, Msg: key + " must be a list of strings"}
+}
+
+// MatchPattern reports whether name matches a pattern where * matches any run of characters.
+func MatchPattern(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	name = name[len(parts[0]):]
+	for i := 1; i < len(parts)-1; i++ {
+		j := strings.Index(name, parts[i])
+		if j < 0 {
+			return false
+		}
+		name = name[j+len(parts[i]):]
+	}
+	return strings.HasSuffix(name, parts[len(parts)-1])
+}
+
+// Permission returns the action of the first rule matching the skill's name
+// or id, and the rule; "" when no rule matches.
+func (c *Config) Permission(name, id string) (string, *PermissionRule) {
+	for i, r := range c.Permissions {
+		if MatchPattern(r.Pattern, name) || MatchPattern(r.Pattern, id) {
+			return r.Action, &c.Permissions[i]
+		}
+	}
+	return "", nil
+}
+
+// IsDisabled reports whether a skill is disabled by name or id.
+func (c *Config) IsDisabled(name, id string) bool {
+	for _, p := range c.Disabled {
+		if MatchPattern(p, name) || MatchPattern(p, id) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,377 @@
+package skill
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxSkillMDSize is the largest SKILL.md skillctl reads.
+const MaxSkillMDSize = 2 << 20
+
+// Severity of a diagnostic or finding.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Diagnostic is something the loader noticed while reading a SKILL.md that
+// did not stop it from loading the skill (for example the unquoted-colon retry).
+type Diagnostic struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+// ParseError is a SKILL.md that cannot be loaded. Rule is the stable rule id
+// that validate reports for the same problem.
+type ParseError struct {
+	Rule   string
+	File   string
+	Line   int
+	Column int
+	Msg    string
+	Hint   string
+}
+
+func (e *ParseError) Error() string {
+	loc := e.File
+	if loc == "" {
+		loc = "SKILL.md"
+	}
+	if e.Line > 0 {
+		loc += fmt.Sprintf(":%d", e.Line)
+		if e.Column > 0 {
+			loc += fmt.Sprintf(":%d", e.Column)
+		}
+	}
+	msg := loc + ": " + e.Msg
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
+}
+
+// Document is a parsed SKILL.md: the frontmatter as a YAML node tree with
+// positions relative to the file, and the body.
+type Document struct {
+	// HasBOM is true when the file started with a UTF-8 byte order mark.
+	HasBOM bool
+	// CRLF is true when the file uses CRLF line endings.
+	CRLF bool
+	// Frontmatter is the raw frontmatter text (LF line endings), without the --- lines.
+	Frontmatter string
+	// Root is the frontmatter mapping node. Line numbers are file line numbers.
+	Root *yaml.Node
+	// Body is everything after the closing --- line (LF line endings).
+	Body string
+	// BodyLine is the file line number where the body starts.
+	BodyLine int
+	// Diagnostics are problems the loader recovered from.
+	Diagnostics []Diagnostic
+	// ColonFixed is true when the YAML only parsed after quoting values
+	// holding ": " (see yaml-unquoted-colon).
+	ColonFixed bool
+	// ClosingSuffix is true when the closing line had trailing spaces.
+	ClosingSuffix bool
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Parse reads SKILL.md content. file is used in error messages only.
+func Parse(data []byte, file string) (*Document, error) {
+	if len(data) > MaxSkillMDSize {
+		return nil, &ParseError{Rule: "file-too-large", File: file,
+			Msg:  fmt.Sprintf("SKILL.md is %s, larger than the %s limit", HumanSize(int64(len(data))), HumanSize(MaxSkillMDSize)),
+			Hint: "move long material into references/ files that the body links to"}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, &ParseError{Rule: "binary-file", File: file, Line: lineOf(data, i),
+			Msg: "SKILL.md contains NUL bytes; it is not a text file", Hint: "SKILL.md must be UTF-8 Markdown"}
+	}
+	if !utf8.Valid(data) {
+		off := firstInvalidUTF8(data)
+		return nil, &ParseError{Rule: "not-utf8", File: file, Line: lineOf(data, off),
+			Msg: "SKILL.md is not valid UTF-8", Hint: "save the file as UTF-8"}
+	}
+	doc := &Document{}
+	if bytes.HasPrefix(data, utf8BOM) {
+		doc.HasBOM = true
+		data = data[len(utf8BOM):]
+	}
+	text := string(data)
+	if strings.Contains(text, "\r\n") {
+		doc.CRLF = true
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+
+	// Frontmatter is found by line: the first line must be ---, and it ends at
+	// the next line that is exactly --- (trailing spaces allowed).
+	first, rest, ok := strings.Cut(text, "\n")
+	if !isFenceLine(first) {
+		return nil, &ParseError{Rule: "frontmatter-missing", File: file, Line: 1, Column: 1,
+			Msg:  "SKILL.md must start with YAML frontmatter (a first line '---')",
+			Hint: "begin the file with '---', then name: and description:, then '---'"}
+	}
+	if !ok {
+		rest = ""
+	}
+	lineNo := 2
+	var fm strings.Builder
+	closed := false
+	for len(rest) > 0 || !closed {
+		line, after, more := strings.Cut(rest, "\n")
+		if isFenceLine(line) {
+			closed = true
+			doc.ClosingSuffix = line != "---"
+			rest = after
+			if !more {
+				rest = ""
+			}
+			lineNo++
+			break
+		}
+		if !more {
+			break
+		}
+		fm.WriteString(line)
+		fm.WriteByte('\n')
+		rest = after
+		lineNo++
+	}
+	if !closed {
+		return nil, &ParseError{Rule: "frontmatter-unclosed", File: file, Line: 1, Column: 1,
+			Msg:  "the frontmatter opened on line 1 is never closed",
+			Hint: "add a line '---' after the last frontmatter field"}
+	}
+	doc.Frontmatter = fm.String()
+	doc.Body = rest
+	doc.BodyLine = lineNo
+
+	root, diags, err := parseFrontmatterYAML(doc.Frontmatter, file)
+	if err != nil {
+		return nil, err
+	}
+	doc.Root = root
+	if len(diags) > 0 {
+		doc.ColonFixed = true
+		doc.Diagnostics = append(doc.Diagnostics, diags...)
+	}
+	if err := checkDuplicateKeys(root, file); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+func isFenceLine(line string) bool {
+	return strings.TrimRight(line, " \t\r") == "---"
+}
+
+// frontmatterLineOffset is the file line of frontmatter line 1.
+const frontmatterLineOffset = 1
+
+func parseFrontmatterYAML(src, file string) (*yaml.Node, []Diagnostic, error) {
+	node, err := decodeYAML(src)
+	if err == nil {
+		root, perr := mappingRoot(node, file)
+		return root, nil, perr
+	}
+	// The most common real-world mistake: a plain scalar holding ": ".
+	// Quote such values and try once more.
+	fixed, lines := quoteColonValues(src)
+	if len(lines) > 0 {
+		if node2, err2 := decodeYAML(fixed); err2 == nil {
+			root, perr := mappingRoot(node2, file)
+			if perr != nil {
+				return nil, nil, perr
+			}
+			var diags []Diagnostic
+			for _, l := range lines {
+				diags = append(diags, Diagnostic{
+					Rule: "yaml-unquoted-colon", Severity: SeverityWarning, Line: l + frontmatterLineOffset, Column: 1,
+					Message: "value contains ': ' and is not quoted; strict YAML parsers reject it",
+					Hint:    "wrap the value in double quotes, or use a block scalar (>)",
+				})
+			}
+			return root, diags, nil
+		}
+	}
+	line, msg := yamlErrorLine(err)
+	pe := &ParseError{Rule: "yaml-invalid", File: file, Msg: "invalid YAML in frontmatter: " + msg,
+		Hint: "check indentation and quote values that contain ':' or '#'"}
+	if line > 0 {
+		pe.Line = line + frontmatterLineOffset
+		pe.Column = 1
+	}
+	return nil, nil, pe
+}
+
+func decodeYAML(src string) (node *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+func mappingRoot(n *yaml.Node, file string) (*yaml.Node, error) {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	shiftLines(n, frontmatterLineOffset)
+	if n.Kind != yaml.MappingNode {
+		what := "empty"
+		line := 2
+		switch n.Kind {
+		case yaml.SequenceNode:
+			what = "a list"
+			line = n.Line
+		case yaml.ScalarNode:
+			what = "a single value"
+			line = n.Line
+		}
+		return nil, &ParseError{Rule: "frontmatter-not-mapping", File: file, Line: line, Column: 1,
+			Msg:  "frontmatter must be a YAML mapping of fields, but it is " + what,
+			Hint: "write fields as 'name: my-skill' and 'description: ...'"}
+	}
+	return n, nil
+}
+
+func shiftLines(n *yaml.Node, by int) {
+	seen := map[*yaml.Node]bool{}
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.Line > 0 {
+			n.Line += by
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+}
+
+var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func yamlErrorLine(err error) (int, string) {
+	msg := err.Error()
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2]
+	}
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+var colonKeyRe = regexp.MustCompile(`^(\s*(?:- )?[A-Za-z0-9_][A-Za-z0-9_.-]*:[ \t]+)(.*)$`)
+
+// quoteColonValues double-quotes plain scalar values that contain ": ".
+// It returns the fixed text and the 1-based frontmatter lines it changed.
+func quoteColonValues(src string) (string, []int) {
+	lines := strings.Split(src, "\n")
+	var changed []int
+	for i, l := range lines {
+		m := colonKeyRe.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		v := strings.TrimRight(m[2], " \t")
+		if v == "" || !strings.Contains(v, ": ") {
+			continue
+		}
+		switch v[0] {
+		case '"', '\'', '[', '{', '|', '>', '&', '*', '!', '#', '@', '`':
+			continue
+		}
+		// A trailing comment stays a comment.
+		comment := ""
+		if j := strings.Index(v, " #"); j >= 0 {
+			v, comment = v[:j], v[j:]
+		}
+		lines[i] = m[1] + strconv.Quote(v) + comment
+		changed = append(changed, i+1)
+	}
+	return strings.Join(lines, "\n"), changed
+}
+
+func checkDuplicateKeys(root *yaml.Node, file string) error {
+	seen := map[*yaml.Node]bool{}
+	var walk func(*yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if n == nil || seen[n] {
+			return nil
+		}
+		seen[n] = true
+		if n.Kind == yaml.MappingNode {
+			keys := map[string]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if first, dup := keys[k.Value]; dup {
+					return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: k.Line, Column: k.Column,
+						Msg:  fmt.Sprintf("key %q appears twice (first on line %d)", k.Value, first),
+						Hint: "keep one of the two"}
+				}
+				keys[k.Value] = k.Line
+			}
+		}
+		for _, c := range n.Content {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(root)
+}
+
+func lineOf(data []byte, off int) int {
+	if off > len(data) {
+		off = len(data)
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// HumanSize formats a byte count for people (1.5 KiB).
+func HumanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,498 @@
+// Package skill is the domain of skillctl: the Agent Skill model, the SKILL.md
+// parser, the inventory of a skill folder, safe reads inside it, and the
+// discovery of skills across the folders agents read.
+package skill
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Sources, lowest precedence first.
+const (
+	SourceUser    = "user"
+	SourceProject = "project"
+	SourceEnv     = "env"
+	SourcePath    = "path"
+	SourcePlugin  = "plugin"
+)
+
+// Sources lists every source tier, lowest precedence first.
+var Sources = []string{SourceUser, SourceProject, SourceEnv, SourcePath, SourcePlugin}
+
+// Execution modes.
+const (
+	ModeSandbox = "sandbox"
+	ModeDirect  = "direct"
+)
+
+// Errors callers map to exit codes.
+var (
+	// ErrNotFound: a skill, path or file that does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrDenied: a request refused by a rule (a path leaving the skill folder, a permission).
+	ErrDenied = errors.New("denied")
+	// ErrInvalid: a skill that cannot be loaded or fails validation.
+	ErrInvalid = errors.New("invalid skill")
+)
+
+// StandardFields are the top-level keys of the Agent Skills specification.
+var StandardFields = []string{"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+
+// ClaudeCodeFields are the Claude Code extensions to the frontmatter.
+var ClaudeCodeFields = []string{"when_to_use", "argument-hint", "arguments", "disable-model-invocation",
+	"user-invocable", "disallowed-tools", "model", "effort", "context", "agent", "background", "hooks", "paths", "shell"}
+
+// ExecutionFields are skillctl's own fields; they may also be given as strings under metadata.
+var ExecutionFields = []string{"mode", "entrypoint", "timeout", "permissions", "dangerous", "confirm",
+	"author", "version", "tags", "category"}
+
+// Skill is one loaded skill.
+type Skill struct {
+	// Name is the frontmatter name (trimmed), else the folder name.
+	Name string
+	// ID is <source>:<name>, or <plugin>:<name> for plugin skills.
+	ID string
+	// Source is the discovery tier (user, project, env, path, plugin), or "path"
+	// for a skill named by its folder.
+	Source string
+	// Plugin is the plugin name for plugin skills.
+	Plugin string
+	// Dir is the skill folder; File is its SKILL.md.
+	Dir  string
+	File string
+
+	Description   string
+	License       string
+	Compatibility string
+	AllowedTools  []string
+
+	// Frontmatter holds every frontmatter field as plain values (scalars keep
+	// their source text; true/false stay booleans).
+	Frontmatter map[string]any
+	// Metadata is the metadata field's string values.
+	Metadata map[string]string
+
+	Exec Execution
+
+	DisableModelInvocation bool
+
+	// Body is the Markdown after the frontmatter; Summary its first 200 characters.
+	Body    string
+	Summary string
+	// Tokens is an estimate of the tokens SKILL.md costs when loaded.
+	Tokens int
+	// Size of SKILL.md in bytes.
+	Size int64
+
+	// Doc is the parsed SKILL.md (nil when loaded with BodyDropped).
+	Doc *Document
+	// Diagnostics are warnings recorded while loading.
+	Diagnostics []Diagnostic
+	// LowercaseFile is true when the file is skill.md rather than SKILL.md.
+	LowercaseFile bool
+}
+
+// Execution holds skillctl's execution fields, read from the top level or from metadata.
+type Execution struct {
+	Mode        string   // as written; empty when not given
+	Entrypoint  string   // path inside the skill
+	Timeout     string   // as written (milliseconds)
+	TimeoutMS   int64    // parsed; 0 when absent or invalid
+	Permissions []string // network, env:NAME
+	Dangerous   bool
+	Confirm     string
+	Author      string
+	Version     string
+	Tags        []string
+	Category    string
+}
+
+// EffectiveMode is the declared mode, or sandbox when none (or an invalid one) is declared.
+func (s *Skill) EffectiveMode() string {
+	if s.Exec.Mode == ModeDirect {
+		return ModeDirect
+	}
+	return ModeSandbox
+}
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	// Source is recorded on the skill (default "path").
+	Source string
+	// Plugin names the plugin of a plugin skill.
+	Plugin string
+	// DropBody keeps only the summary, for listings of many skills.
+	DropBody bool
+}
+
+// SkillFileName finds the SKILL.md of a skill folder: SKILL.md, else a lone
+// lowercase skill.md. It returns ErrNotFound when there is neither.
+func SkillFileName(dir string) (string, bool, error) {
+	p := filepath.Join(dir, "SKILL.md")
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return p, false, nil
+	}
+	lp := filepath.Join(dir, "skill.md")
+	if fi, err := os.Stat(lp); err == nil && !fi.IsDir() {
+		// On case-insensitive file systems skill.md may be SKILL.md itself.
+		return lp, true, nil
+	}
+	return "", false, &LoadError{Path: dir, Err: ErrNotFound, Reason: "no SKILL.md in the folder"}
+}
+
+// LoadError is a skill folder that could not be loaded.
+type LoadError struct {
+	Path   string
+	Reason string
+	Err    error
+}
+
+func (e *LoadError) Error() string {
+	if e.Reason != "" {
+		return e.Path + ": " + e.Reason
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Load reads the skill in dir (a folder holding SKILL.md).
+func Load(dir string, opts LoadOptions) (*Skill, error) {
+	file, lower, err := SkillFileName(dir)
+	if err != nil {
+		return nil, err
+	}
+	data, err := ReadSkillFile(file)
+	if err != nil {
+		return nil, err
+	}
+	s, err := FromBytes(data, dir, file, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.LowercaseFile = lower
+	if lower {
+		s.Diagnostics = append(s.Diagnostics, Diagnostic{Rule: "skill-md-lowercase", Severity: SeverityWarning,
+			Message: "the file is named skill.md; agents look for SKILL.md", Hint: "rename it to SKILL.md"})
+	}
+	return s, nil
+}
+
+// ReadSkillFile reads a SKILL.md, refusing files over MaxSkillMDSize without
+// reading them whole.
+func ReadSkillFile(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+	}
+	defer f.Close()
+	buf, err := io.ReadAll(io.LimitReader(f, MaxSkillMDSize+1))
+	if err != nil {
+		return nil, &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+	}
+	if len(buf) > MaxSkillMDSize {
+		size := int64(len(buf))
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		return nil, &ParseError{Rule: "file-too-large", File: file,
+			Msg:  "SKILL.md is " + HumanSize(size) + ", larger than the " + HumanSize(MaxSkillMDSize) + " limit",
+			Hint: "move long material into references/ files that the body links to"}
+	}
+	return buf, nil
+}
+
+func describeOSError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// FromBytes builds a skill from SKILL.md content; dir is the skill folder.
+func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) {
+	doc, err := Parse(data, file)
+	if err != nil {
+		return nil, err
+	}
+	s := &Skill{Dir: dir, File: file, Size: int64(len(data)), Doc: doc}
+	s.Source = opts.Source
+	if s.Source == "" {
+		s.Source = SourcePath
+	}
+	s.Plugin = opts.Plugin
+	s.Diagnostics = append(s.Diagnostics, doc.Diagnostics...)
+	s.fill(doc)
+	if s.Name == "" {
+		s.Name = filepath.Base(dir)
+	}
+	if s.Plugin != "" {
+		s.ID = s.Plugin + ":" + s.Name
+	} else {
+		s.ID = s.Source + ":" + s.Name
+	}
+	s.Summary = Summarize(doc.Body, 200)
+	s.Tokens = EstimateTokens(len(data))
+	s.Body = doc.Body
+	if opts.DropBody {
+		s.Body = ""
+		s.Doc = nil
+	}
+	return s, nil
+}
+
+// Field returns the value node of a top-level frontmatter key, or nil.
+func (d *Document) Field(key string) *yaml.Node {
+	if d == nil || d.Root == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(d.Root.Content); i += 2 {
+		if d.Root.Content[i].Value == key {
+			return d.Root.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// KeyNode returns the key node of a top-level frontmatter key, or nil.
+func (d *Document) KeyNode(key string) *yaml.Node {
+	if d == nil || d.Root == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(d.Root.Content); i += 2 {
+		if d.Root.Content[i].Value == key {
+			return d.Root.Content[i]
+		}
+	}
+	return nil
+}
+
+func (s *Skill) fill(doc *Document) {
+	root := doc.Root
+	s.Frontmatter = make(map[string]any, len(root.Content)/2)
+	budget := 10000
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i].Value, root.Content[i+1]
+		s.Frontmatter[k] = NodeValue(v, &budget)
+	}
+	s.Name = strings.TrimSpace(scalarText(doc.Field("name")))
+	s.Description = scalarText(doc.Field("description"))
+	s.License = scalarText(doc.Field("license"))
+	s.Compatibility = scalarText(doc.Field("compatibility"))
+	if n := doc.Field("allowed-tools"); n != nil {
+		s.AllowedTools = stringList(n, false)
+	}
+	if n := doc.Field("metadata"); n != nil && n.Kind == yaml.MappingNode {
+		s.Metadata = map[string]string{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+				s.Metadata[n.Content[i].Value] = v.Value
+			}
+		}
+	}
+	s.DisableModelInvocation = boolText(scalarText(doc.Field("disable-model-invocation")))
+
+	// Execution fields: top level first, then metadata strings.
+	get := func(key string) (*yaml.Node, string, bool) {
+		if n := doc.Field(key); n != nil {
+			return n, scalarText(n), true
+		}
+		if v, ok := s.Metadata[key]; ok {
+			return nil, v, true
+		}
+		return nil, "", false
+	}
+	e := &s.Exec
+	if _, v, ok := get("mode"); ok {
+		e.Mode = strings.TrimSpace(v)
+	}
+	if _, v, ok := get("entrypoint"); ok {
+		e.Entrypoint = strings.TrimSpace(v)
+	}
+	if _, v, ok := get("timeout"); ok {
+		e.Timeout = strings.TrimSpace(v)
+		if ms, err := strconv.ParseInt(e.Timeout, 10, 64); err == nil && ms > 0 {
+			e.TimeoutMS = ms
+		}
+	}
+	if n, v, ok := get("permissions"); ok {
+		if n != nil {
+			e.Permissions = stringList(n, true)
+		} else {
+			e.Permissions = splitList(v)
+		}
+	}
+	if _, v, ok := get("dangerous"); ok {
+		e.Dangerous = boolText(v)
+	}
+	if _, v, ok := get("confirm"); ok {
+		e.Confirm = v
+	}
+	if _, v, ok := get("author"); ok {
+		e.Author = v
+	}
+	if _, v, ok := get("version"); ok {
+		e.Version = v
+	}
+	if n, v, ok := get("tags"); ok {
+		if n != nil {
+			e.Tags = stringList(n, true)
+		} else {
+			e.Tags = splitList(v)
+		}
+	}
+	if _, v, ok := get("category"); ok {
+		e.Category = v
+	}
+}
+
+func boolText(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+func scalarText(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	if n.Tag == "!!null" {
+		return ""
+	}
+	return n.Value
+}
+
+// stringList reads a list node, or a scalar (split on commas/spaces when split is set).
+func stringList(n *yaml.Node, split bool) []string {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(n.Content))
+		for _, c := range n.Content {
+			if c.Kind == yaml.ScalarNode {
+				out = append(out, c.Value)
+			}
+		}
+		return out
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" || strings.TrimSpace(n.Value) == "" {
+			return nil
+		}
+		if split {
+			return splitList(n.Value)
+		}
+		return []string{n.Value}
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	f := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	if len(f) == 0 {
+		return nil
+	}
+	return f
+}
+
+// NodeValue converts a YAML node to plain Go values: mappings to
+// map[string]any, sequences to []any, scalars to their source text, except
+// true/false (booleans) and null (nil). budget bounds the nodes visited so
+// that alias bombs cannot blow up.
+func NodeValue(n *yaml.Node, budget *int) any {
+	*budget--
+	if *budget < 0 || n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return NodeValue(n.Alias, budget)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = NodeValue(n.Content[i+1], budget)
+		}
+		return m
+	case yaml.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			l = append(l, NodeValue(c, budget))
+		}
+		return l
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil
+		case "!!bool":
+			switch n.Value {
+			case "true", "True", "TRUE":
+				return true
+			case "false", "False", "FALSE":
+				return false
+			}
+		}
+		return n.Value
+	}
+	return nil
+}
+
+// Summarize returns the first max characters of a Markdown body with heading
+// markers removed and blank lines and line breaks collapsed to single spaces.
+func Summarize(body string, max int) string {
+	var b strings.Builder
+	n := 0
+	for line := range strings.SplitSeq(body, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
+			if t == "" {
+				continue
+			}
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		for _, r := range t {
+			if n >= max {
+				return b.String()
+			}
+			b.WriteRune(r)
+			n++
+		}
+		if n >= max {
+			break
+		}
+	}
+	s := b.String()
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max])
+	}
+	return strings.TrimSpace(s)
+}
+
+// EstimateTokens estimates the tokens of n bytes of text (about four bytes a token).
+func EstimateTokens(n int) int {
+	return (n + 3) / 4
+}
