@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"strings"
@@ -83,7 +84,11 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		if sums == nil {
 			sums = []skill.Summary{}
 		}
-		return writeJSON(opts.IO.Out, sums)
+		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+		if err := writeJSON(w, sums); err != nil {
+			return err
+		}
+		return w.Flush()
 	}
 	tty := opts.IO.IsStdoutTTY()
 	if len(sums) == 0 {
@@ -125,5 +130,9 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return t.Print(opts.IO.Out, tty, render.ForStdout(opts.IO))
+	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	if err := t.Print(w, tty, render.ForStdout(opts.IO)); err != nil {
+		return err
+	}
+	return w.Flush()
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Agent folder sets.
@@ -391,24 +392,23 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) *Catalog {
 	if workers > len(cands) {
 		workers = len(cands)
 	}
+	// Workers take the next index with an atomic counter: no channel
+	// hand-offs, which cost more than reading a small file.
 	var wg sync.WaitGroup
-	next := make(chan int, workers*4)
+	var next atomic.Int64
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) || ctx.Err() != nil {
+					return
+				}
 				entries[i] = loadCandidate(cands[i], dropBody)
 			}
 		}()
 	}
-	for i := range cands {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 
 	// Shadowing: the last loaded entry with a key (highest precedence) wins.

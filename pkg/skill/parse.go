@@ -83,12 +83,20 @@ type Document struct {
 	ColonFixed bool
 	// ClosingSuffix is true when the closing line had trailing spaces.
 	ClosingSuffix bool
+	// BodySummary is the summary of the body (see Summarize).
+	BodySummary string
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Parse reads SKILL.md content. file is used in error messages only.
 func Parse(data []byte, file string) (*Document, error) {
+	return parse(data, file, true)
+}
+
+// parse reads SKILL.md content; without keepBody, Body is left empty and
+// only BodySummary is filled (listings of many skills need no more).
+func parse(data []byte, file string, keepBody bool) (*Document, error) {
 	if len(data) > MaxSkillMDSize {
 		return nil, &ParseError{Rule: "file-too-large", File: file,
 			Msg:  fmt.Sprintf("SKILL.md is %s, larger than the %s limit", HumanSize(int64(len(data))), HumanSize(MaxSkillMDSize)),
@@ -108,43 +116,36 @@ func Parse(data []byte, file string) (*Document, error) {
 		doc.HasBOM = true
 		data = data[len(utf8BOM):]
 	}
-	text := string(data)
-	if strings.Contains(text, "\r\n") {
+	if bytes.Contains(data, []byte("\r\n")) {
 		doc.CRLF = true
-		text = strings.ReplaceAll(text, "\r\n", "\n")
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
 
 	// Frontmatter is found by line: the first line must be ---, and it ends at
 	// the next line that is exactly --- (trailing spaces allowed).
-	first, rest, ok := strings.Cut(text, "\n")
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
 	if !isFenceLine(first) {
 		return nil, &ParseError{Rule: "frontmatter-missing", File: file, Line: 1, Column: 1,
 			Msg:  "SKILL.md must start with YAML frontmatter (a first line '---')",
 			Hint: "begin the file with '---', then name: and description:, then '---'"}
 	}
-	if !ok {
-		rest = ""
-	}
+	fmStart := len(data) - len(rest)
 	lineNo := 2
-	var fm strings.Builder
 	closed := false
-	for len(rest) > 0 || !closed {
-		line, after, more := strings.Cut(rest, "\n")
+	fmEnd := fmStart
+	for {
+		line, after, more := bytes.Cut(rest, []byte("\n"))
 		if isFenceLine(line) {
 			closed = true
-			doc.ClosingSuffix = line != "---"
+			doc.ClosingSuffix = string(line) != "---"
+			fmEnd = len(data) - len(rest)
 			rest = after
-			if !more {
-				rest = ""
-			}
 			lineNo++
 			break
 		}
 		if !more {
 			break
 		}
-		fm.WriteString(line)
-		fm.WriteByte('\n')
 		rest = after
 		lineNo++
 	}
@@ -153,9 +154,14 @@ func Parse(data []byte, file string) (*Document, error) {
 			Msg:  "the frontmatter opened on line 1 is never closed",
 			Hint: "add a line '---' after the last frontmatter field"}
 	}
-	doc.Frontmatter = fm.String()
-	doc.Body = rest
+	doc.Frontmatter = string(data[fmStart:fmEnd])
 	doc.BodyLine = lineNo
+	if keepBody {
+		doc.Body = string(rest)
+		doc.BodySummary = Summarize(doc.Body, SummaryLength)
+	} else {
+		doc.BodySummary = summarizeBytes(rest)
+	}
 
 	root, diags, err := parseFrontmatterYAML(doc.Frontmatter, file)
 	if err != nil {
@@ -172,14 +178,26 @@ func Parse(data []byte, file string) (*Document, error) {
 	return doc, nil
 }
 
-func isFenceLine(line string) bool {
-	return strings.TrimRight(line, " \t\r") == "---"
+// SummaryLength is the length of a skill's summary in characters.
+const SummaryLength = 200
+
+// summarizeBytes summarises a body without copying all of it.
+func summarizeBytes(body []byte) string {
+	return summarize(body, SummaryLength)
+}
+
+func isFenceLine(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t\r")) == "---"
 }
 
 // frontmatterLineOffset is the file line of frontmatter line 1.
 const frontmatterLineOffset = 1
 
 func parseFrontmatterYAML(src, file string) (*yaml.Node, []Diagnostic, error) {
+	if root, ok := fastFrontmatter(src); ok {
+		shiftLines(root, frontmatterLineOffset)
+		return root, nil, nil
+	}
 	node, err := decodeYAML(src)
 	if err == nil {
 		root, perr := mappingRoot(node, file)
@@ -251,22 +269,18 @@ func mappingRoot(n *yaml.Node, file string) (*yaml.Node, error) {
 	return n, nil
 }
 
+// shiftLines moves every node's line by by. Alias targets are reached
+// through Content too, so the walk sees each node once and cannot cycle.
 func shiftLines(n *yaml.Node, by int) {
-	seen := map[*yaml.Node]bool{}
-	var walk func(*yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
-		if n.Line > 0 {
-			n.Line += by
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
+	if n == nil {
+		return
 	}
-	walk(n)
+	if n.Line > 0 {
+		n.Line += by
+	}
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
 }
 
 var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -314,34 +328,39 @@ func quoteColonValues(src string) (string, []int) {
 	return strings.Join(lines, "\n"), changed
 }
 
-func checkDuplicateKeys(root *yaml.Node, file string) error {
-	seen := map[*yaml.Node]bool{}
-	var walk func(*yaml.Node) error
-	walk = func(n *yaml.Node) error {
-		if n == nil || seen[n] {
-			return nil
-		}
-		seen[n] = true
-		if n.Kind == yaml.MappingNode {
-			keys := map[string]int{}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i]
-				if first, dup := keys[k.Value]; dup {
-					return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: k.Line, Column: k.Column,
-						Msg:  fmt.Sprintf("key %q appears twice (first on line %d)", k.Value, first),
-						Hint: "keep one of the two"}
-				}
-				keys[k.Value] = k.Line
-			}
-		}
-		for _, c := range n.Content {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
+func checkDuplicateKeys(n *yaml.Node, file string) error {
+	if n == nil {
 		return nil
 	}
-	return walk(root)
+	if n.Kind == yaml.MappingNode && len(n.Content) > 64 {
+		first := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if f, dup := first[k.Value]; dup {
+				return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: k.Line, Column: k.Column,
+					Msg:  fmt.Sprintf("key %q appears twice (first on line %d)", k.Value, f.Line),
+					Hint: "keep one of the two"}
+			}
+			first[k.Value] = k
+		}
+	} else if n.Kind == yaml.MappingNode {
+		for i := 2; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			for j := 0; j < i; j += 2 {
+				if first := n.Content[j]; first.Value == k.Value && first.Kind == k.Kind {
+					return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: k.Line, Column: k.Column,
+						Msg:  fmt.Sprintf("key %q appears twice (first on line %d)", k.Value, first.Line),
+						Hint: "keep one of the two"}
+				}
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if err := checkDuplicateKeys(c, file); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func lineOf(data []byte, off int) int {

@@ -4,12 +4,16 @@
 package skill
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -129,7 +133,8 @@ type LoadOptions struct {
 	Source string
 	// Plugin names the plugin of a plugin skill.
 	Plugin string
-	// DropBody keeps only the summary, for listings of many skills.
+	// DropBody keeps only the summary and typed fields (no Body, Doc or
+	// Frontmatter map), for listings of many skills.
 	DropBody bool
 }
 
@@ -164,18 +169,31 @@ func (e *LoadError) Error() string {
 
 func (e *LoadError) Unwrap() error { return e.Err }
 
-// Load reads the skill in dir (a folder holding SKILL.md).
+// Load reads the skill in dir (a folder holding SKILL.md, or a lone skill.md).
 func Load(dir string, opts LoadOptions) (*Skill, error) {
-	file, lower, err := SkillFileName(dir)
-	if err != nil {
-		return nil, err
+	var s *Skill
+	load := func(file string, data []byte) (err error) {
+		s, err = FromBytes(data, dir, file, opts)
+		return err
 	}
-	data, err := ReadSkillFile(file)
-	if err != nil {
-		return nil, err
+	file := filepath.Join(dir, "SKILL.md")
+	err := withSkillFile(file, opts.DropBody, load)
+	lower := false
+	if err != nil && s == nil && errors.Is(err, fs.ErrNotExist) {
+		lfile := filepath.Join(dir, "skill.md")
+		if lerr := withSkillFile(lfile, opts.DropBody, load); lerr == nil {
+			err, lower = nil, true
+		} else if !errors.Is(lerr, fs.ErrNotExist) {
+			err = lerr
+		}
 	}
-	s, err := FromBytes(data, dir, file, opts)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dir); serr != nil {
+				return nil, &LoadError{Path: dir, Err: ErrNotFound, Reason: "folder does not exist"}
+			}
+			return nil, &LoadError{Path: dir, Err: ErrNotFound, Reason: "no SKILL.md in the folder"}
+		}
 		return nil, err
 	}
 	s.LowercaseFile = lower
@@ -186,28 +204,56 @@ func Load(dir string, opts LoadOptions) (*Skill, error) {
 	return s, nil
 }
 
+// readBufPool holds read buffers for SKILL.md files.
+var readBufPool = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
 // ReadSkillFile reads a SKILL.md, refusing files over MaxSkillMDSize without
-// reading them whole.
+// reading them whole. A folder named SKILL.md is refused.
 func ReadSkillFile(file string) ([]byte, error) {
+	var out []byte
+	err := withSkillFile(file, false, func(_ string, data []byte) error {
+		out = append([]byte(nil), data...)
+		return nil
+	})
+	return out, err
+}
+
+// withSkillFile reads a SKILL.md and hands its bytes to fn; the bytes are
+// only valid during the call (small files are read into a pooled buffer).
+// fast takes a short read as the end of the file (see readSmallFile).
+func withSkillFile(file string, fast bool, fn func(file string, data []byte) error) error {
+	bp := readBufPool.Get().(*[]byte)
+	defer readBufPool.Put(bp)
+	n, more, err := readSmallFile(file, *bp, fast)
+	if err != nil {
+		if errors.Is(err, syscall.EISDIR) {
+			return &LoadError{Path: file, Err: err, Reason: "SKILL.md is a folder, not a file"}
+		}
+		return &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+	}
+	if !more {
+		return fn(file, (*bp)[:n])
+	}
+	// Larger than the buffer: read it again whole, up to the limit.
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+		return &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
 	}
 	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, MaxSkillMDSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxSkillMDSize+1))
 	if err != nil {
-		return nil, &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+		return &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
 	}
-	if len(buf) > MaxSkillMDSize {
-		size := int64(len(buf))
+	if len(data) > MaxSkillMDSize {
+		size := int64(len(data))
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
 		}
-		return nil, &ParseError{Rule: "file-too-large", File: file,
+		return &ParseError{Rule: "file-too-large", File: file,
 			Msg:  "SKILL.md is " + HumanSize(size) + ", larger than the " + HumanSize(MaxSkillMDSize) + " limit",
 			Hint: "move long material into references/ files that the body links to"}
 	}
-	return buf, nil
+	return fn(file, data)
 }
 
 func describeOSError(err error) string {
@@ -220,7 +266,7 @@ func describeOSError(err error) string {
 
 // FromBytes builds a skill from SKILL.md content; dir is the skill folder.
 func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) {
-	doc, err := Parse(data, file)
+	doc, err := parse(data, file, !opts.DropBody)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +277,7 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 	}
 	s.Plugin = opts.Plugin
 	s.Diagnostics = append(s.Diagnostics, doc.Diagnostics...)
-	s.fill(doc)
+	s.fill(doc, !opts.DropBody)
 	if s.Name == "" {
 		s.Name = filepath.Base(dir)
 	}
@@ -240,11 +286,10 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 	} else {
 		s.ID = s.Source + ":" + s.Name
 	}
-	s.Summary = Summarize(doc.Body, 200)
+	s.Summary = doc.BodySummary
 	s.Tokens = EstimateTokens(len(data))
 	s.Body = doc.Body
 	if opts.DropBody {
-		s.Body = ""
 		s.Doc = nil
 	}
 	return s, nil
@@ -276,13 +321,15 @@ func (d *Document) KeyNode(key string) *yaml.Node {
 	return nil
 }
 
-func (s *Skill) fill(doc *Document) {
+func (s *Skill) fill(doc *Document, frontmatter bool) {
 	root := doc.Root
-	s.Frontmatter = make(map[string]any, len(root.Content)/2)
-	budget := 10000
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i].Value, root.Content[i+1]
-		s.Frontmatter[k] = NodeValue(v, &budget)
+	if frontmatter {
+		s.Frontmatter = make(map[string]any, len(root.Content)/2)
+		budget := 10000
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k, v := root.Content[i].Value, root.Content[i+1]
+			s.Frontmatter[k] = NodeValue(v, &budget)
+		}
 	}
 	s.Name = strings.TrimSpace(scalarText(doc.Field("name")))
 	s.Description = scalarText(doc.Field("description"))
@@ -457,39 +504,39 @@ func NodeValue(n *yaml.Node, budget *int) any {
 // Summarize returns the first max characters of a Markdown body with heading
 // markers removed and blank lines and line breaks collapsed to single spaces.
 func Summarize(body string, max int) string {
+	return summarize([]byte(body), max)
+}
+
+func summarize(body []byte, max int) string {
 	var b strings.Builder
 	n := 0
-	for line := range strings.SplitSeq(body, "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
+	for len(body) > 0 && n < max {
+		var line []byte
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			line, body = body, nil
 		}
-		if strings.HasPrefix(t, "#") {
-			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
-			if t == "" {
-				continue
-			}
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] == '#' {
+			t = bytes.TrimSpace(bytes.TrimLeft(t, "#"))
+		}
+		if len(t) == 0 {
+			continue
 		}
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 			n++
 		}
-		for _, r := range t {
-			if n >= max {
-				return b.String()
-			}
-			b.WriteRune(r)
+		end := 0
+		for end < len(t) && n < max {
+			_, size := utf8.DecodeRune(t[end:])
+			end += size
 			n++
 		}
-		if n >= max {
-			break
-		}
+		b.Write(t[:end])
 	}
-	s := b.String()
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max])
-	}
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(b.String())
 }
 
 // EstimateTokens estimates the tokens of n bytes of text (about four bytes a token).

@@ -1,0 +1,242 @@
+// Command bench measures skillctl against the budgets of SPEC §10: each
+// case runs skillctl and its floor (or reference command) alternately, takes
+// the medians, and prints the ratio beside the budget. Run it with make bench.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/skillctl/skillctl/internal/synth"
+)
+
+type sample struct {
+	wall time.Duration
+	rss  int64 // KiB
+}
+
+type result struct {
+	name    string
+	budget  string
+	ours    []sample
+	ref     []sample
+	refName string
+	// maxRatio or maxWall set the budget; maxRSS in KiB (0: none).
+	maxRatio float64
+	maxWall  time.Duration
+	maxRSS   int64
+	skipped  string
+}
+
+func main() {
+	bin := flag.String("skillctl", "bin/skillctl", "skillctl binary to measure")
+	n := flag.Int("n", 10000, "number of generated skills")
+	runs := flag.Int("runs", 7, "runs per command (medians are reported)")
+	floorSrc := flag.String("floor", "../shared/bench/floor", "source folder of the floor program")
+	only := flag.String("only", "", "comma-separated cases to run (list,validate,index,version,direct,sandbox,install)")
+	flag.Parse()
+
+	abs, err := filepath.Abs(*bin)
+	must(err)
+	*bin = abs
+	work, err := os.MkdirTemp("", "skillctl-bench-")
+	must(err)
+	defer os.RemoveAll(work)
+	home := filepath.Join(work, "home")
+	must(os.MkdirAll(home, 0o755))
+	env := append(cleanEnv(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+
+	root := filepath.Join(work, "skills")
+	fmt.Fprintf(os.Stderr, "bench: generating %d skills in %s\n", *n, root)
+	_, err = synth.Generate(root, synth.Options{Count: *n, Seed: 1, Scripts: true})
+	must(err)
+
+	floor := ""
+	if fi, err := os.Stat(*floorSrc); err == nil && fi.IsDir() {
+		floor = filepath.Join(work, "floor")
+		cmd := exec.Command("go", "build", "-C", *floorSrc, "-o", floor, ".")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: cannot build the floor program: %v\n", err)
+			floor = ""
+		}
+	}
+	want := map[string]bool{}
+	for _, c := range strings.Split(*only, ",") {
+		if c != "" {
+			want[c] = true
+		}
+	}
+	enabled := func(c string) bool { return len(want) == 0 || want[c] }
+	has := func(sub string) bool {
+		return exec.Command(*bin, sub, "--help").Run() == nil
+	}
+	var files []string
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		files = append(files, filepath.Join(root, e.Name(), "SKILL.md"))
+	}
+
+	var results []*result
+	warm := func(args ...string) { _ = exec.Command(args[0], args[1:]...).Run() }
+
+	if enabled("list") {
+		r := &result{name: fmt.Sprintf("list of %d skills", *n), budget: "≤ 1.5× floor, RSS ≤ 64 MiB", maxRatio: 1.5, maxRSS: 64 << 10}
+		if floor == "" {
+			r.skipped = "floor program not found (" + *floorSrc + ")"
+		} else {
+			warm("cat", root)
+			r.refName = "floor"
+			r.ours, r.ref = alternate(*runs, env, []string{*bin, "list", "--path", root}, []string{floor, root})
+		}
+		results = append(results, r)
+	}
+	if enabled("validate") {
+		r := &result{name: fmt.Sprintf("validate of %d skills", *n), budget: "≤ 2× cat of every SKILL.md", maxRatio: 2}
+		if !has("validate") {
+			r.skipped = "this build has no validate command"
+		} else {
+			r.refName = "cat"
+			r.ours, r.ref = alternate(*runs, env, []string{*bin, "validate", root}, append([]string{"cat"}, files...))
+		}
+		results = append(results, r)
+	}
+	if enabled("index") {
+		r := &result{name: fmt.Sprintf("index of %d skills", *n), budget: "≤ 2× floor", maxRatio: 2}
+		switch {
+		case !has("index"):
+			r.skipped = "this build has no index command"
+		case floor == "":
+			r.skipped = "floor program not found"
+		default:
+			r.refName = "floor"
+			r.ours, r.ref = alternate(*runs, env, []string{*bin, "index", "--path", root}, []string{floor, root})
+		}
+		results = append(results, r)
+	}
+	if enabled("version") {
+		r := &result{name: "version", budget: "≤ 10 ms", maxWall: 10 * time.Millisecond}
+		r.ours, _ = alternate(*runs*3, env, []string{*bin, "version"}, nil)
+		results = append(results, r)
+	}
+	if enabled("direct") {
+		r := &result{name: "run --mode direct", budget: "≤ 10 ms", maxWall: 10 * time.Millisecond}
+		if !has("run") {
+			r.skipped = "this build has no run command"
+		} else {
+			skill := filepath.Join(work, "direct", "echo-input")
+			must(os.MkdirAll(skill, 0o755))
+			must(os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: echo-input\ndescription: Echoes its input.\nmetadata:\n  mode: direct\n---\nHello {{input.name}} at {{system.date}}.\n"), 0o644))
+			r.ours, _ = alternate(*runs*3, env, []string{*bin, "run", skill, "--mode", "direct", "--input", "name=bench"}, nil)
+		}
+		results = append(results, r)
+	}
+	for _, r := range results {
+		printResult(r)
+	}
+}
+
+// alternate runs a and b one after the other, runs times, and returns their samples.
+func alternate(runs int, env, a, b []string) (sa, sb []sample) {
+	for i := 0; i < runs; i++ {
+		sa = append(sa, runOnce(env, a))
+		if b != nil {
+			sb = append(sb, runOnce(env, b))
+		}
+	}
+	return sa, sb
+}
+
+func runOnce(env, args []string) sample {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stdout = nil // discarded (/dev/null)
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		must(err)
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		rss = int64(ru.Maxrss)
+	}
+	return sample{wall: wall, rss: rss}
+}
+
+func median(s []sample) (time.Duration, int64) {
+	w := make([]time.Duration, len(s))
+	r := make([]int64, len(s))
+	for i, x := range s {
+		w[i], r[i] = x.wall, x.rss
+	}
+	sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+	sort.Slice(r, func(i, j int) bool { return r[i] < r[j] })
+	return w[len(w)/2], r[len(r)-1]
+}
+
+func printResult(r *result) {
+	if r.skipped != "" {
+		fmt.Printf("%-28s skipped: %s\n", r.name, r.skipped)
+		return
+	}
+	ow, orss := median(r.ours)
+	verdict := "ok"
+	line := fmt.Sprintf("%-28s median %8s  peak RSS %6.1f MiB", r.name, round(ow), float64(orss)/1024)
+	if r.ref != nil {
+		rw, _ := median(r.ref)
+		ratio := float64(ow) / float64(rw)
+		line += fmt.Sprintf("  %s %8s  ratio %.2f×", r.refName, round(rw), ratio)
+		if r.maxRatio > 0 && ratio > r.maxRatio {
+			verdict = "OVER BUDGET"
+		}
+	}
+	if r.maxWall > 0 && ow > r.maxWall {
+		verdict = "OVER BUDGET"
+	}
+	if r.maxRSS > 0 && orss > r.maxRSS {
+		verdict = "OVER BUDGET (memory)"
+	}
+	fmt.Printf("%s  budget %s: %s\n", line, r.budget, verdict)
+}
+
+func round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}
+
+// cleanEnv keeps what commands need (PATH, locale) and nothing that would
+// change where skillctl looks for skills.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "LANG", "LC_ALL", "TMPDIR", "GOCACHE", "GOPATH", "GOMODCACHE", "GOFLAGS", "GOPROXY":
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}

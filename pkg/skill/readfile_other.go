@@ -1,0 +1,26 @@
+//go:build !unix
+
+package skill
+
+import (
+	"io"
+	"os"
+)
+
+// readSmallFile reads a file into buf. It returns the bytes read and
+// whether the file was longer than buf.
+func readSmallFile(name string, buf []byte, _ bool) (int, bool, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, false, err
+	}
+	defer f.Close()
+	n, err := io.ReadFull(f, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return n, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return n, true, nil
+}
