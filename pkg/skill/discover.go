@@ -354,11 +354,16 @@ func CompareVersions(a, b string) int {
 			}
 		}
 	}
-	switch {
-	case len(pa) < len(pb):
-		return -1
-	case len(pa) > len(pb):
-		return 1
+	// 1.0.0 > 1.0.0-beta (a pre-release tail), 1.0.1 > 1.0
+	if len(pa) != len(pb) {
+		longer, sign := pa, 1
+		if len(pb) > len(pa) {
+			longer, sign = pb, -1
+		}
+		if _, err := strconv.Atoi(longer[min(len(pa), len(pb))]); err != nil {
+			sign = -sign
+		}
+		return sign
 	}
 	return strings.Compare(a, b)
 }

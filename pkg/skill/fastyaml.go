@@ -67,7 +67,7 @@ func fastFrontmatter(src string) (*yaml.Node, bool) {
 				nestedIndent = -1
 				continue
 			}
-			val, ok := plainValue(rest, lineNo, len(key)+1)
+			val, ok := plainValue(rest, lineNo, len(key))
 			if !ok {
 				return nil, false
 			}
@@ -88,7 +88,7 @@ func fastFrontmatter(src string) (*yaml.Node, bool) {
 		if rest == "" {
 			return nil, false // deeper nesting: leave it to yaml.v3
 		}
-		val, ok := plainValue(rest, lineNo, indent+len(key)+1)
+		val, ok := plainValue(rest, lineNo, indent+len(key))
 		if !ok {
 			return nil, false
 		}
@@ -111,7 +111,7 @@ func splitKey(s string) (key, rest string, ok bool) {
 		}
 		break
 	}
-	if i == 0 || i >= len(s) || s[i] != ':' {
+	if i == 0 || i > 128 || i >= len(s) || s[i] != ':' {
 		return "", "", false
 	}
 	key = s[:i]
@@ -151,7 +151,7 @@ func plainValue(rest string, line, col int) (yaml.Node, bool) {
 			return yaml.Node{}, false
 		}
 		inner := v[1 : len(v)-1]
-		if strings.ContainsAny(inner, "\"\\") {
+		if strings.ContainsAny(inner, "\"\\") || !printableText(inner) {
 			return yaml.Node{}, false
 		}
 		return yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Tag: "!!str", Value: inner, Line: line, Column: column}, true
@@ -165,6 +165,11 @@ func plainValue(rest string, line, col int) (yaml.Node, bool) {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < 0x20 || c == 0x7f {
 			return yaml.Node{}, false
+		} else if c >= 0x80 {
+			if !printableText(v[i:]) {
+				return yaml.Node{}, false
+			}
+			break
 		}
 	}
 	tag, ok := plainTag(v)
@@ -201,4 +206,21 @@ func plainTag(v string) (string, bool) {
 		}
 	}
 	return "!!str", true
+}
+
+// printableText reports whether s holds only characters YAML allows in a
+// one-line scalar (no C0/C1 controls, no line or paragraph separators, no
+// byte order mark, no non-characters).
+func printableText(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == '\t' || (r >= 0x20 && r < 0x7f):
+		case r >= 0xA0 && r <= 0xD7FF && r != 0x2028 && r != 0x2029:
+		case r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF:
+		case r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+	}
+	return true
 }

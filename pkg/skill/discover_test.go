@@ -1,0 +1,270 @@
+package skill
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeSkill(t *testing.T, dir, name, desc string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(p, 0o755))
+	content := "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(p, "SKILL.md"), []byte(content), 0o644))
+	return p
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+type fixture struct {
+	home, repo, cwd string
+	env             map[string]string
+}
+
+// newFixture builds a home with user skills, a repository with nested
+// project folders, env and path folders and a plugin cache, all holding a
+// skill named "shared" (plus one of their own).
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := &fixture{home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), env: map[string]string{}}
+	f.cwd = filepath.Join(f.repo, "sub", "deeper")
+	require.NoError(t, os.MkdirAll(filepath.Join(f.repo, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(f.cwd, 0o755))
+	writeSkill(t, filepath.Join(f.home, ".claude", "skills"), "shared", "from user claude")
+	writeSkill(t, filepath.Join(f.home, ".claude", "skills"), "user-only", "user skill")
+	writeSkill(t, filepath.Join(f.home, ".agents", "skills"), "agents-user", "user agents skill")
+	writeSkill(t, filepath.Join(f.repo, ".claude", "skills"), "shared", "from repo top")
+	writeSkill(t, filepath.Join(f.repo, ".claude", "skills"), "top-only", "repo top skill")
+	writeSkill(t, filepath.Join(f.repo, "sub", ".agents", "skills"), "shared", "from sub")
+	writeSkill(t, filepath.Join(base, "env1"), "shared", "from env")
+	writeSkill(t, filepath.Join(base, "env1"), "env-only", "env skill")
+	writeSkill(t, filepath.Join(base, "pathdir"), "shared", "from path")
+	plug := filepath.Join(f.home, ".claude", "plugins", "cache", "market", "tools")
+	writeSkill(t, filepath.Join(plug, "1.9.0", "skills"), "shared", "old plugin version")
+	writeSkill(t, filepath.Join(plug, "1.10.0", "skills"), "shared", "plugin shared")
+	writeSkill(t, filepath.Join(plug, "1.10.0", "skills"), "lint", "plugin lint")
+	// a folder above the repository must not be searched
+	writeSkill(t, filepath.Join(base, ".claude", "skills"), "outside", "above the repository")
+	f.env["SKILLCTL_PATH"] = filepath.Join(base, "env1")
+	f.env["PATHDIR"] = filepath.Join(base, "pathdir")
+	return f
+}
+
+func (f *fixture) opts() DiscoverOptions {
+	return DiscoverOptions{Home: f.home, Cwd: f.cwd, Getenv: func(k string) string { return f.env[k] },
+		Paths: []string{f.env["PATHDIR"]}}
+}
+
+func TestDiscoverTiersAndShadowing(t *testing.T) {
+	f := newFixture(t)
+	cat := Discover(context.Background(), f.opts())
+	require.Empty(t, cat.Problems())
+
+	byID := map[string]*Entry{}
+	var sharedOrder []string
+	for _, e := range cat.Entries {
+		if e.Name == "shared" {
+			sharedOrder = append(sharedOrder, e.Skill.Description)
+		}
+		byID[e.ID()+"|"+e.Skill.Description] = e
+	}
+	assert.Equal(t, []string{"from user claude", "from repo top", "from sub", "from env", "from path", "plugin shared"}, sharedOrder,
+		"entries sorted by name, then lowest precedence first")
+
+	var effective []string
+	for _, s := range cat.Skills() {
+		effective = append(effective, s.ID)
+	}
+	assert.ElementsMatch(t, []string{"user:agents-user", "env:env-only", "tools:lint", "path:shared", "tools:shared", "project:top-only", "user:user-only"}, effective)
+
+	for _, desc := range []string{"from user claude", "from repo top", "from sub", "from env"} {
+		var e *Entry
+		for _, x := range cat.Entries {
+			if x.Skill.Description == desc {
+				e = x
+			}
+		}
+		require.NotNil(t, e, desc)
+		assert.Equal(t, "path:shared", e.ShadowedBy, desc)
+	}
+	assert.Empty(t, byID["tools:shared|plugin shared"].ShadowedBy, "plugin skills never collide with others")
+	for _, e := range cat.Entries {
+		assert.NotEqual(t, "outside", e.Name, "folders above the repository top are not searched")
+		assert.NotEqual(t, "old plugin version", e.Skill.Description, "only the newest plugin version is read")
+	}
+}
+
+func TestDiscoverNearerProjectShadowsFarther(t *testing.T) {
+	f := newFixture(t)
+	o := f.opts()
+	o.Paths = nil
+	o.Getenv = func(string) string { return "" }
+	cat := Discover(context.Background(), o)
+	s, err := cat.Resolve("shared", f.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, "from sub", s.Description)
+	assert.Equal(t, "project:shared", s.ID)
+}
+
+func TestDiscoverAgents(t *testing.T) {
+	f := newFixture(t)
+	o := f.opts()
+	o.Agents = []string{AgentAgents}
+	cat := Discover(context.Background(), o)
+	for _, e := range cat.Entries {
+		assert.NotContains(t, e.Dir, string(filepath.Separator)+".claude"+string(filepath.Separator), "claude folders are not read for --agent agents")
+	}
+	names := map[string]bool{}
+	for _, s := range cat.Skills() {
+		names[s.Name] = true
+	}
+	assert.True(t, names["agents-user"])
+	assert.False(t, names["lint"], "plugins belong to claude")
+
+	o.Agents = []string{AgentCodex}
+	roots := Roots(o)
+	var dirs []string
+	for _, r := range roots {
+		dirs = append(dirs, r.Dir)
+	}
+	assert.Contains(t, dirs, filepath.Join(f.home, ".codex", "skills"))
+	assert.Contains(t, dirs, filepath.Join(f.repo, "sub", ".agents", "skills"))
+	assert.NotContains(t, dirs, filepath.Join(f.repo, ".claude", "skills"))
+
+	o.Agents = []string{AgentOpenCode}
+	dirs = nil
+	for _, r := range Roots(o) {
+		dirs = append(dirs, r.Dir)
+	}
+	assert.Contains(t, dirs, filepath.Join(f.home, ".config", "opencode", "skills"))
+	assert.Contains(t, dirs, filepath.Join(f.cwd, ".opencode", "skills"))
+	assert.Contains(t, dirs, filepath.Join(f.repo, ".claude", "skills"))
+}
+
+func TestDiscoverClaudeConfigDirAndSkillsDir(t *testing.T) {
+	base := t.TempDir()
+	cfg := filepath.Join(base, "claude-config")
+	writeSkill(t, filepath.Join(cfg, "skills"), "from-config-dir", "d")
+	writeSkill(t, filepath.Join(base, "csd"), "from-skills-dir", "d")
+	env := map[string]string{"CLAUDE_CONFIG_DIR": cfg, "CLAUDE_SKILLS_DIR": filepath.Join(base, "csd")}
+	cat := Discover(context.Background(), DiscoverOptions{Home: filepath.Join(base, "nohome"), Cwd: base,
+		Getenv: func(k string) string { return env[k] }})
+	var ids []string
+	for _, s := range cat.Skills() {
+		ids = append(ids, s.ID)
+	}
+	assert.Equal(t, []string{"user:from-config-dir", "env:from-skills-dir"}, ids)
+}
+
+func TestDiscoverBrokenSkillsAreReported(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "good", "fine")
+	writeFile(t, filepath.Join(root, "no-frontmatter", "SKILL.md"), "# just markdown\n")
+	writeFile(t, filepath.Join(root, "bad-yaml", "SKILL.md"), "---\nname: [x\n---\n")
+	writeFile(t, filepath.Join(root, "binary", "SKILL.md"), "---\x00\x01\x02")
+	writeFile(t, filepath.Join(root, "huge", "SKILL.md"), "---\nname: huge\ndescription: d\n---\n"+strings.Repeat("x\n", 1600000))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty-folder"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(root, "missing"), filepath.Join(root, "dangling")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "loop-b"), filepath.Join(root, "loop-a")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "loop-a"), filepath.Join(root, "loop-b")))
+	writeFile(t, filepath.Join(root, "README.md"), "not a skill")
+	writeFile(t, filepath.Join(root, ".hidden", "SKILL.md"), "ignored")
+
+	cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}}, true)
+	var good []string
+	for _, s := range cat.Skills() {
+		good = append(good, s.Name)
+	}
+	assert.Equal(t, []string{"good"}, good)
+	reasons := map[string]string{}
+	for _, p := range cat.Problems() {
+		reasons[filepath.Base(p.Path)] = p.Reason
+	}
+	assert.Contains(t, reasons["no-frontmatter"], "must start with YAML frontmatter")
+	assert.Contains(t, reasons["bad-yaml"], "invalid YAML")
+	assert.Contains(t, reasons["binary"], "NUL")
+	assert.Contains(t, reasons["huge"], "limit")
+	assert.Contains(t, reasons["empty-folder"], "no SKILL.md")
+	assert.Equal(t, "broken symbolic link", reasons["dangling"])
+	assert.Equal(t, "symbolic link loop", reasons["loop-a"])
+	assert.Equal(t, "symbolic link loop", reasons["loop-b"])
+	assert.Len(t, reasons, 8, "README.md and hidden folders are not skills: %v", reasons)
+}
+
+func TestDiscoverUnreadableSkill(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: file permissions do not stop reads")
+	}
+	root := t.TempDir()
+	writeSkill(t, root, "locked", "d")
+	require.NoError(t, os.Chmod(filepath.Join(root, "locked", "SKILL.md"), 0))
+	cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}}, true)
+	require.Len(t, cat.Problems(), 1)
+	assert.Contains(t, cat.Problems()[0].Reason, "permission denied")
+}
+
+func TestDiscoverSymlinkedSkillLoadedOnce(t *testing.T) {
+	base := t.TempDir()
+	real := writeSkill(t, filepath.Join(base, "store"), "linked", "d")
+	root := filepath.Join(base, "root")
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	require.NoError(t, os.Symlink(real, filepath.Join(root, "linked")))
+	require.NoError(t, os.Symlink(real, filepath.Join(root, "alias")))
+	cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}, {Dir: filepath.Join(base, "store"), Source: SourceEnv}}, false)
+	require.Len(t, cat.Entries, 1, "the same real folder is loaded once")
+	assert.Equal(t, "linked", cat.Entries[0].Name)
+	assert.Empty(t, cat.Problems())
+}
+
+func TestDiscoverPathNamingOneSkill(t *testing.T) {
+	base := t.TempDir()
+	dir := writeSkill(t, base, "solo", "d")
+	cat := DiscoverRoots(context.Background(), []Root{{Dir: dir, Source: SourcePath}}, false)
+	require.Len(t, cat.Skills(), 1)
+	assert.Equal(t, "path:solo", cat.Skills()[0].ID)
+}
+
+func TestResolve(t *testing.T) {
+	f := newFixture(t)
+	cat := Discover(context.Background(), f.opts())
+	s, err := cat.Resolve("tools:shared", f.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, "plugin shared", s.Description)
+	s, err = cat.Resolve("lint", f.cwd)
+	require.NoError(t, err, "a unique plugin skill resolves by its bare name")
+	assert.Equal(t, "tools:lint", s.ID)
+	s, err = cat.Resolve(filepath.Join(f.repo, ".claude", "skills", "top-only", "SKILL.md"), f.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, "top-only", s.Name)
+
+	_, err = cat.Resolve("user-onyl", f.cwd)
+	require.ErrorIs(t, err, ErrNotFound)
+	assert.Contains(t, err.Error(), "did you mean user-only?")
+}
+
+func TestCompareVersions(t *testing.T) {
+	assert.Negative(t, CompareVersions("1.9.0", "1.10.0"))
+	assert.Positive(t, CompareVersions("v2.0", "1.99"))
+	assert.Negative(t, CompareVersions("1.0.0-beta", "1.0.0"))
+	assert.Zero(t, CompareVersions("1.2", "1.2"))
+}
+
+func TestRepoTopAndProjectDirs(t *testing.T) {
+	base := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "r", ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "r", "a", "b"), 0o755))
+	assert.Equal(t, filepath.Join(base, "r"), RepoTop(filepath.Join(base, "r", "a", "b")))
+	assert.Equal(t, []string{filepath.Join(base, "r"), filepath.Join(base, "r", "a"), filepath.Join(base, "r", "a", "b")},
+		projectDirs(filepath.Join(base, "r", "a", "b")))
+}
