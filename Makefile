@@ -42,7 +42,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 golden:
-	$(GO) test ./... -update
+	UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
 
 docs completions: build
 	$(GO) run ./internal/gendocs

@@ -59,6 +59,13 @@ func Main() int {
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv func(string) string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	ios.NoColorEnv = getenv("NO_COLOR") != ""
+	if v := getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		ios.ForceColorEnv = true
+	}
 	f := NewFactory(ios, getenv)
 	root := NewRootCmd(f)
 	root.SetArgs(args)

@@ -2,6 +2,9 @@ package cmd_test
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -33,5 +36,24 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// genfile PATH SIZE [nul]: a SKILL.md-like file of SIZE bytes
+			// (with a NUL byte on its second line when nul is given).
+			"genfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: genfile PATH SIZE [nul]")
+				}
+				size, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				head := "---\nname: generated\ndescription: Generated.\n---\n"
+				if len(args) > 2 && args[2] == "nul" {
+					head = "---\nname: gen\x00erated\n"
+				}
+				buf := []byte(head + strings.Repeat("x", max(0, size-len(head))))
+				p := ts.MkAbs(args[0])
+				ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+				ts.Check(os.WriteFile(p, buf, 0o644))
+			},
+		},
 	})
 }

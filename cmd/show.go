@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/tree"
 	"github.com/spf13/cobra"
 
@@ -218,9 +219,11 @@ func fileTree(rootName string, files []skill.File, st *render.Styles) string {
 	// Folders first is what people expect of a tree; keep files sorted within.
 	sorted := append([]skill.File(nil), files...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	// Align sizes: each tree level indents by four cells.
 	width := 0
 	for _, f := range sorted {
-		width = max(width, len(path.Base(f.Path)))
+		depth := strings.Count(f.Path, "/")
+		width = max(width, depth*4+lipgloss.Width(path.Base(f.Path)))
 	}
 	for _, f := range sorted {
 		parts := strings.Split(f.Path, "/")
@@ -234,7 +237,9 @@ func fileTree(rootName string, files []skill.File, st *render.Styles) string {
 			}
 			cur = n
 		}
-		label := fmt.Sprintf("%-*s  %9s  %s", width, parts[len(parts)-1], skill.HumanSize(f.Size), st.Faint.Render(f.Type))
+		name := parts[len(parts)-1]
+		pad := width - (len(parts)-1)*4 - lipgloss.Width(name)
+		label := fmt.Sprintf("%s%s  %9s  %s", name, strings.Repeat(" ", pad), skill.HumanSize(f.Size), st.Faint.Render(f.Type))
 		cur.t.Child(label)
 	}
 	return root.t.String()

@@ -28,7 +28,8 @@ type IOStreams struct {
 	width                          int
 	// ColorPolicy is auto, always or never (--color).
 	ColorPolicy string
-	// NoColorEnv and ForceColorEnv mirror NO_COLOR and CLICOLOR_FORCE.
+	// NoColorEnv and ForceColorEnv mirror NO_COLOR and CLICOLOR_FORCE
+	// (set by whoever knows the environment).
 	NoColorEnv    bool
 	ForceColorEnv bool
 	// Quiet hides talk on stderr (progress, hints).
@@ -50,10 +51,6 @@ func System() *IOStreams {
 		if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 			s.width = c
 		}
-	}
-	s.NoColorEnv = os.Getenv("NO_COLOR") != ""
-	if v := os.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
-		s.ForceColorEnv = true
 	}
 	return s
 }

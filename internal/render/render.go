@@ -107,7 +107,12 @@ func (t *Table) Print(w io.Writer, tty bool, st *Styles) error {
 			}
 			return base
 		})
-	_, err := fmt.Fprintln(w, tb.Render())
+	var b strings.Builder
+	for _, line := range strings.Split(tb.Render(), "\n") {
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -82,6 +82,14 @@ func (e *Entry) ID() string {
 	return e.Source + ":" + e.Name
 }
 
+// DisplayName is the name people use: plugin skills are <plugin>:<name>.
+func (e *Entry) DisplayName() string {
+	if e.Plugin != "" {
+		return e.Plugin + ":" + e.Name
+	}
+	return e.Name
+}
+
 // key is what shadowing compares: plugin skills never collide with others.
 func (e *Entry) key() string {
 	if e.Plugin != "" {
@@ -101,7 +109,8 @@ type Problem struct {
 type Catalog struct {
 	// Roots searched, lowest precedence first.
 	Roots []Root
-	// Entries holds every skill folder found, sorted by name then precedence.
+	// Entries holds every skill folder found, sorted by display name (plugin
+	// skills as <plugin>:<name>), then lowest precedence first.
 	Entries []*Entry
 }
 
@@ -434,8 +443,9 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) *Catalog {
 		}
 	}
 	sort.SliceStable(kept, func(i, j int) bool {
-		if kept[i].Name != kept[j].Name {
-			return kept[i].Name < kept[j].Name
+		a, b := kept[i].DisplayName(), kept[j].DisplayName()
+		if a != b {
+			return a < b
 		}
 		return kept[i].order < kept[j].order
 	})
@@ -527,11 +537,21 @@ func loadCandidate(c candidate, dropBody bool) *Entry {
 // SKILL.md. A path is tried when arg contains a path separator or names an
 // existing folder and no skill has that name. A broken skill gives its load error.
 func (c *Catalog) Resolve(arg, cwd string) (*Skill, error) {
-	// id
+	// id: the effective skill, else a shadowed one (the nearest of that id)
+	var byID *Entry
 	for _, e := range c.Entries {
-		if e.ShadowedBy == "" && e.ID() == arg {
+		if e.ID() != arg {
+			continue
+		}
+		if e.ShadowedBy == "" {
 			return e.result()
 		}
+		if byID == nil || e.order > byID.order {
+			byID = e
+		}
+	}
+	if byID != nil {
+		return byID.result()
 	}
 	// name: non-plugin first, then a unique plugin skill
 	for _, e := range c.Entries {

@@ -154,15 +154,15 @@ func Inventory(files []File) FileInventory {
 // backslash, or climbs out with "..". The returned path is slash-separated and clean.
 func CheckRelPath(rel string) (string, error) {
 	if rel == "" {
-		return "", fmt.Errorf("empty path: %w", ErrNotFound)
+		return "", &kindError{msg: "empty path", kind: ErrNotFound}
 	}
 	r := strings.ReplaceAll(rel, "\\", "/")
 	if strings.HasPrefix(r, "/") || (len(r) >= 2 && r[1] == ':') {
-		return "", fmt.Errorf("%q is an absolute path; give a path inside the skill folder: %w", rel, ErrDenied)
+		return "", &kindError{msg: fmt.Sprintf("%q is an absolute path and leaves the skill folder; give a path inside it", rel), kind: ErrDenied}
 	}
 	clean := path.Clean(r)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", fmt.Errorf("%q leaves the skill folder: %w", rel, ErrDenied)
+		return "", &kindError{msg: fmt.Sprintf("%q leaves the skill folder; give a path inside it", rel), kind: ErrDenied}
 	}
 	return clean, nil
 }
@@ -184,9 +184,9 @@ func OpenFile(dir, rel string) (*os.File, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("no file %q in %s: %w", rel, dir, ErrNotFound)
+			return nil, &kindError{msg: fmt.Sprintf("no file %q in %s", rel, dir), kind: ErrNotFound}
 		case strings.Contains(err.Error(), "escapes"):
-			return nil, fmt.Errorf("%q points outside the skill folder: %w", rel, ErrDenied)
+			return nil, &kindError{msg: fmt.Sprintf("%q is a link that leaves the skill folder", rel), kind: ErrDenied}
 		}
 		return nil, err
 	}
@@ -207,3 +207,13 @@ func ReadFile(dir, rel string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// kindError is an error whose message stands alone but that matches one of
+// the package's sentinel errors with errors.Is.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
