@@ -63,7 +63,7 @@ run:
 func TestConfigErrorsNameFileAndLine(t *testing.T) {
 	tests := []struct {
 		name, content, want string
-		line               int
+		line                int
 	}{
 		{"unknown key", "paths: []\ncolour: red\n", `unknown key "colour"`, 2},
 		{"unknown run key", "run:\n  defaultMode: direct\n  timout: 3\n", "unknown key run.timout", 3},
