@@ -180,7 +180,7 @@ func OpenFile(dir, rel string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(clean))
+	f, err := root.OpenFile(filepath.FromSlash(clean), os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -191,11 +191,18 @@ func OpenFile(dir, rel string) (*os.File, error) {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
+	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%q is a folder, not a file", rel)
+		return nil, err
 	}
-	return f, err
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%q is a folder, not a file", rel)
+		}
+		return nil, fmt.Errorf("%q is not a regular file", rel)
+	}
+	return f, nil
 }
 
 // ReadFile reads rel inside the skill folder dir; see OpenFile.

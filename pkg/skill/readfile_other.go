@@ -24,3 +24,6 @@ func readSmallFile(name string, buf []byte, _ bool) (int, bool, error) {
 	}
 	return n, true, nil
 }
+
+// openNonblock is added to the flags of files opened inside a skill.
+const openNonblock = 0

@@ -3,6 +3,7 @@
 package skill
 
 import (
+	"errors"
 	"io/fs"
 	"syscall"
 )
@@ -14,12 +15,13 @@ import (
 //
 // With shortIsEOF, a read that returns less than asked is taken as the end
 // of the file (true of regular files on local file systems), saving the
-// extra read that would return 0.
+// extra read that would return 0. The file is opened non-blocking so that
+// a FIFO or a terminal named SKILL.md cannot hang a listing.
 func readSmallFile(name string, buf []byte, shortIsEOF bool) (int, bool, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			break
 		}
@@ -34,6 +36,9 @@ func readSmallFile(name string, buf []byte, shortIsEOF bool) (int, bool, error) 
 		if err == syscall.EINTR {
 			continue
 		}
+		if err == syscall.EAGAIN {
+			return 0, false, &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+		}
 		if err != nil {
 			return 0, false, &fs.PathError{Op: "read", Path: name, Err: err}
 		}
@@ -47,3 +52,8 @@ func readSmallFile(name string, buf []byte, shortIsEOF bool) (int, bool, error) 
 	}
 	return n, true, nil
 }
+
+var errNotRegular = errors.New("not a regular file")
+
+// openNonblock is added to the flags of files opened inside a skill.
+const openNonblock = syscall.O_NONBLOCK
