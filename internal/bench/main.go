@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/skillctl/skillctl/internal/synth"
@@ -170,11 +169,7 @@ func runOnce(env, args []string) sample {
 	if err != nil && !errors.As(err, &ee) {
 		must(err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
-		rss = int64(ru.Maxrss)
-	}
-	return sample{wall: wall, rss: rss}
+	return sample{wall: wall, rss: peakRSS(cmd.ProcessState)}
 }
 
 func median(s []sample) (time.Duration, int64) {
