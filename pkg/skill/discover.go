@@ -414,12 +414,13 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) *Catalog {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			buf := newReadBuf()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(cands) || ctx.Err() != nil {
 					return
 				}
-				entries[i] = loadCandidate(cands[i], dropBody)
+				entries[i] = loadCandidate(cands[i], dropBody, buf)
 			}
 		}()
 	}
@@ -517,13 +518,13 @@ func appendCandidates(cands []candidate, r Root, seenReal map[string]bool) []can
 	return cands
 }
 
-func loadCandidate(c candidate, dropBody bool) *Entry {
+func loadCandidate(c candidate, dropBody bool, buf *[]byte) *Entry {
 	e := &Entry{Name: c.name, Source: c.root.Source, Plugin: c.root.Plugin, Dir: c.dir, real: c.real, order: c.order}
 	if c.err != nil {
 		e.Err = c.err
 		return e
 	}
-	s, err := Load(c.dir, LoadOptions{Source: c.root.Source, Plugin: c.root.Plugin, DropBody: dropBody})
+	s, err := Load(c.dir, LoadOptions{Source: c.root.Source, Plugin: c.root.Plugin, DropBody: dropBody, buf: buf})
 	if err != nil {
 		e.Err = err
 		return e

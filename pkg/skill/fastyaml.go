@@ -19,8 +19,10 @@ func fastFrontmatter(src string) (*yaml.Node, bool) {
 	// All nodes come from one slab: at most two per line, plus the root.
 	slab := make([]yaml.Node, 0, 2*strings.Count(src, "\n")+3)
 	alloc := func(n yaml.Node) *yaml.Node {
-		slab = append(slab, n)
-		return &slab[len(slab)-1]
+		slab = slab[:len(slab)+1]
+		p := &slab[len(slab)-1]
+		*p = n
+		return p
 	}
 	root := alloc(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1})
 	var nested *yaml.Node // the open nested mapping, if any

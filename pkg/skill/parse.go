@@ -94,8 +94,8 @@ func Parse(data []byte, file string) (*Document, error) {
 	return parse(data, file, true)
 }
 
-// parse reads SKILL.md content; without keepBody, Body is left empty and
-// only BodySummary is filled (listings of many skills need no more).
+// parse reads SKILL.md content; without keepBody, Body and BodySummary
+// are left empty (listings of many skills need neither).
 func parse(data []byte, file string, keepBody bool) (*Document, error) {
 	if len(data) > MaxSkillMDSize {
 		return nil, &ParseError{Rule: "file-too-large", File: file,
@@ -159,8 +159,6 @@ func parse(data []byte, file string, keepBody bool) (*Document, error) {
 	if keepBody {
 		doc.Body = string(rest)
 		doc.BodySummary = Summarize(doc.Body, SummaryLength)
-	} else {
-		doc.BodySummary = summarizeBytes(rest)
 	}
 
 	root, diags, err := parseFrontmatterYAML(doc.Frontmatter, file)
@@ -180,11 +178,6 @@ func parse(data []byte, file string, keepBody bool) (*Document, error) {
 
 // SummaryLength is the length of a skill's summary in characters.
 const SummaryLength = 200
-
-// summarizeBytes summarises a body without copying all of it.
-func summarizeBytes(body []byte) string {
-	return summarize(body, SummaryLength)
-}
 
 func isFenceLine(line []byte) bool {
 	return string(bytes.TrimRight(line, " \t\r")) == "---"

@@ -133,9 +133,12 @@ type LoadOptions struct {
 	Source string
 	// Plugin names the plugin of a plugin skill.
 	Plugin string
-	// DropBody keeps only the summary and typed fields (no Body, Doc or
+	// DropBody keeps only the typed fields (no Body, Summary, Doc or
 	// Frontmatter map), for listings of many skills.
 	DropBody bool
+	// buf, when set, is the read buffer to use instead of a pooled one
+	// (discovery workers keep one each).
+	buf *[]byte
 }
 
 // SkillFileName finds the SKILL.md of a skill folder: SKILL.md, else a lone
@@ -177,11 +180,11 @@ func Load(dir string, opts LoadOptions) (*Skill, error) {
 		return err
 	}
 	file := filepath.Join(dir, "SKILL.md")
-	err := withSkillFile(file, opts.DropBody, load)
+	err := withSkillFile(file, opts.DropBody, opts.buf, load)
 	lower := false
 	if err != nil && s == nil && errors.Is(err, fs.ErrNotExist) {
 		lfile := filepath.Join(dir, "skill.md")
-		if lerr := withSkillFile(lfile, opts.DropBody, load); lerr == nil {
+		if lerr := withSkillFile(lfile, opts.DropBody, opts.buf, load); lerr == nil {
 			err, lower = nil, true
 		} else if !errors.Is(lerr, fs.ErrNotExist) {
 			err = lerr
@@ -205,13 +208,18 @@ func Load(dir string, opts LoadOptions) (*Skill, error) {
 }
 
 // readBufPool holds read buffers for SKILL.md files.
-var readBufPool = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+var readBufPool = sync.Pool{New: func() any { return newReadBuf() }}
+
+func newReadBuf() *[]byte {
+	b := make([]byte, 16<<10)
+	return &b
+}
 
 // ReadSkillFile reads a SKILL.md, refusing files over MaxSkillMDSize without
 // reading them whole. A folder named SKILL.md is refused.
 func ReadSkillFile(file string) ([]byte, error) {
 	var out []byte
-	err := withSkillFile(file, false, func(_ string, data []byte) error {
+	err := withSkillFile(file, false, nil, func(_ string, data []byte) error {
 		out = append([]byte(nil), data...)
 		return nil
 	})
@@ -220,10 +228,13 @@ func ReadSkillFile(file string) ([]byte, error) {
 
 // withSkillFile reads a SKILL.md and hands its bytes to fn; the bytes are
 // only valid during the call (small files are read into a pooled buffer).
-// fast takes a short read as the end of the file (see readSmallFile).
-func withSkillFile(file string, fast bool, fn func(file string, data []byte) error) error {
-	bp := readBufPool.Get().(*[]byte)
-	defer readBufPool.Put(bp)
+// fast takes a short read as the end of the file (see readSmallFile); bp
+// is the buffer to read into (nil: a pooled one).
+func withSkillFile(file string, fast bool, bp *[]byte, fn func(file string, data []byte) error) error {
+	if bp == nil {
+		bp = readBufPool.Get().(*[]byte)
+		defer readBufPool.Put(bp)
+	}
 	n, more, err := readSmallFile(file, *bp, fast)
 	if err != nil {
 		if errors.Is(err, syscall.EISDIR) {
