@@ -10,7 +10,6 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/pkg/index"
-	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 type indexOptions struct {
@@ -204,7 +203,34 @@ func indexRun(ctx context.Context, opts *indexOptions) error {
 }
 
 func indexWellKnown(ctx context.Context, opts *indexOptions, items []index.Item) error {
-	return fmt.Errorf("--format wellknown is not available in this build: %w", skill.ErrInvalid)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	out := opts.Out
+	if !filepath.IsAbs(out) {
+		cwd, err := opts.Cwd()
+		if err != nil {
+			return err
+		}
+		out = filepath.Join(cwd, out)
+	}
+	idx, err := index.WriteWellKnown(out, items)
+	if err != nil {
+		return fmt.Errorf("index --format wellknown: %w", err)
+	}
+	dir := filepath.Join(out, filepath.FromSlash(index.WellKnownDir))
+	fmt.Fprintln(opts.IO.Out, filepath.Join(dir, "index.json"))
+	if !opts.Quiet {
+		archives := 0
+		for _, s := range idx.Skills {
+			if s.Type == index.TypeArchive {
+				archives++
+			}
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Wrote %s to %s (%d as SKILL.md, %d as archives)\n",
+			plural(len(idx.Skills), "skill"), dir, len(idx.Skills)-archives, archives)
+	}
+	return nil
 }
 
 func plural(n int, word string) string {
