@@ -206,6 +206,11 @@ func TestRenderRejectsUnknownFormat(t *testing.T) {
 
 func writeSkill(t *testing.T, dir, name, desc string) {
 	t.Helper()
+	writeSkillB(t, dir, name, desc)
+}
+
+func writeSkillB(t testing.TB, dir, name, desc string) {
+	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
 		[]byte("---\nname: "+name+"\ndescription: "+desc+"\n---\n\nBody of "+name+".\n"), 0o644))
