@@ -90,6 +90,10 @@ func (e *Entry) DisplayName() string {
 	return e.Name
 }
 
+// RealDir is the entry's folder with symbolic links resolved, as discovery
+// found it ("" when unknown).
+func (e *Entry) RealDir() string { return e.real }
+
 // key is what shadowing compares: plugin skills never collide with others.
 func (e *Entry) key() string {
 	if e.Plugin != "" {

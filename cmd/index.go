@@ -1,0 +1,241 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/pkg/index"
+)
+
+type indexOptions struct {
+	IO *iostreams.IOStreams
+	// Gather finds the skills to index (discovery, or the PATH arguments)
+	// and the disabled-skill rule of the configuration.
+	Gather func(ctx context.Context, paths []string, needBody bool) ([]index.Item, func(name, id string) bool, error)
+	Cwd    func() (string, error)
+	Quiet  bool
+
+	Paths  []string
+	Format string
+	Style  string
+	Write  string
+	Out    string
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newIndexCmd(f, nil) }) }
+
+func newIndexCmd(f *Factory, runF func(context.Context, *indexOptions) error) *cobra.Command {
+	opts := &indexOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "index [<path>...] [--format <format>] [--style <style>] [--write <file>] [--out <dir>]",
+		Short: "Print the skills as a catalog for agents",
+		Long: `Print the skills an agent may use in a form it reads: the <available_skills>
+block of the agentskills.io reference (xml, the default), a catalog for lazy
+loading, a Markdown prompt section, JSON, function-calling tool definitions,
+or a static .well-known site (see docs/index.md).
+
+Without <path> the discovered skills are indexed (as 'skillctl list' finds
+them). A <path> is a skill folder, a SKILL.md, or a folder of skills: every
+folder below it holding a SKILL.md, skipping .git and node_modules.
+
+Skills disabled in the configuration (disabled:) and skills with
+disable-model-invocation: true are left out, and said so on stderr. The order
+is by name, so the output only changes when the skills do.
+
+Formats:
+  xml        <available_skills>, byte for byte what skills-ref to-prompt prints
+  catalog    <available_skills> with paths and files, for lazy loading
+  markdown   "## Available Skills"; --style awareness (default), direct or tool
+  json       name, id, description, source, path, location, tokens per skill
+  tools      function-calling definitions: skill, read_skill_file, skill:<name>
+  wellknown  --out DIR: .well-known/agent-skills/index.json and the archives
+
+--write FILE puts the output between <!-- skillctl:begin --> and
+<!-- skillctl:end --> in FILE, creating the file or the block when missing and
+keeping everything else byte for byte. The file is replaced atomically, and
+only when its content changes.
+
+EXIT STATUS
+  0  the index was printed or written
+  1  the index could not be built or written (nothing was changed)
+  2  bad flags or arguments
+  3  a <path> does not exist`,
+		Example: `  skillctl index
+  skillctl index --format markdown --style tool
+  skillctl index --format tools > tools.json
+  skillctl index ./skills --write AGENTS.md
+  skillctl index --format wellknown --out public/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			opts.Quiet = f.Global.Quiet
+			if f.Global.JSON {
+				if cmd.Flags().Changed("format") && opts.Format != index.FormatJSON {
+					return FlagErrorf("--json prints the json format; drop --json or --format %s", opts.Format)
+				}
+				opts.Format = index.FormatJSON
+			}
+			if !contains(index.Formats, opts.Format) {
+				return FlagErrorf("--format must be one of %s, not %q", strings.Join(index.Formats, ", "), opts.Format)
+			}
+			if cmd.Flags().Changed("style") {
+				if opts.Format != index.FormatMarkdown {
+					return FlagErrorf("--style goes with --format markdown")
+				}
+				if !contains(index.Styles, opts.Style) {
+					return FlagErrorf("--style must be one of %s, not %q", strings.Join(index.Styles, ", "), opts.Style)
+				}
+			}
+			if opts.Format == index.FormatWellKnown {
+				if opts.Out == "" {
+					return FlagErrorf("--format wellknown needs --out DIR, the folder the site is written to")
+				}
+				if opts.Write != "" {
+					return FlagErrorf("--write cannot be used with --format wellknown, which writes a folder")
+				}
+			} else if opts.Out != "" {
+				return FlagErrorf("--out goes with --format wellknown; use --write FILE to put the index into a file")
+			}
+			opts.Cwd = f.Cwd
+			opts.Gather = f.gatherIndexItems
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return indexRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Format, "format", index.FormatXML, "output `FORMAT`: {xml|catalog|markdown|json|tools|wellknown}")
+	fl.StringVar(&opts.Style, "style", index.StyleAwareness, "Markdown `STYLE`: {awareness|direct|tool}")
+	fl.StringVar(&opts.Write, "write", "", "put the index into `FILE` between skillctl's marker comments")
+	fl.StringVar(&opts.Out, "out", "", "write the wellknown site into `DIR`")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(index.Formats...))
+	_ = cmd.RegisterFlagCompletionFunc("style", fixedCompletion(index.Styles...))
+	return cmd
+}
+
+// gatherIndexItems finds the skills to index: the discovered ones, or those
+// at paths. Problems are warned about on stderr.
+func (f *Factory) gatherIndexItems(ctx context.Context, paths []string, needBody bool) ([]index.Item, func(name, id string) bool, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []index.Item
+	if len(paths) > 0 {
+		cwd, err := f.Cwd()
+		if err != nil {
+			return nil, nil, err
+		}
+		got, err := index.Collect(ctx, paths, cwd, !needBody)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range got.Problems {
+			fmt.Fprintf(f.IO.ErrOut, "warning: skipped %s: %s\n", p.Path, p.Reason)
+		}
+		for _, d := range got.Duplicates {
+			f.Warnf("skill %s is in both %s and %s; indexing the one in %s", d.Name, d.Lost, d.Kept, d.Kept)
+		}
+		items = got.Items
+	} else {
+		cat, err := f.Discover(ctx, !needBody, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range cat.Entries {
+			if e.Skill != nil && e.ShadowedBy == "" {
+				items = append(items, index.Item{Skill: e.Skill, RealDir: e.RealDir()})
+			}
+		}
+	}
+	return items, cfg.IsDisabled, nil
+}
+
+func indexRun(ctx context.Context, opts *indexOptions) error {
+	needBody := opts.Format == index.FormatMarkdown && opts.Style == index.StyleDirect
+	all, disabled, err := opts.Gather(ctx, opts.Paths, needBody)
+	if err != nil {
+		return err
+	}
+	items, left := index.Select(all, disabled)
+	if !opts.Quiet {
+		for _, x := range left {
+			fmt.Fprintf(opts.IO.ErrOut, "left out %s (%s): %s\n", x.Name, x.ID, x.Reason)
+		}
+	}
+	if opts.Format == index.FormatWellKnown {
+		return indexWellKnown(ctx, opts, items)
+	}
+	var buf strings.Builder
+	if err := index.Render(&buf, items, index.Options{Format: opts.Format, Style: opts.Style}); err != nil {
+		return err
+	}
+	if opts.Write == "" {
+		_, err := fmt.Fprint(opts.IO.Out, buf.String())
+		return err
+	}
+	file := opts.Write
+	if !filepath.IsAbs(file) {
+		cwd, err := opts.Cwd()
+		if err != nil {
+			return err
+		}
+		file = filepath.Join(cwd, file)
+	}
+	changed, err := index.WriteBlock(file, []byte(buf.String()))
+	if err != nil {
+		return fmt.Errorf("index --write: %w", err)
+	}
+	if !opts.Quiet {
+		n := plural(len(items), "skill")
+		if changed {
+			fmt.Fprintf(opts.IO.ErrOut, "Wrote %s to %s\n", n, opts.Write)
+		} else {
+			fmt.Fprintf(opts.IO.ErrOut, "%s is up to date (%s)\n", opts.Write, n)
+		}
+	}
+	return nil
+}
+
+func indexWellKnown(ctx context.Context, opts *indexOptions, items []index.Item) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	out := opts.Out
+	if !filepath.IsAbs(out) {
+		cwd, err := opts.Cwd()
+		if err != nil {
+			return err
+		}
+		out = filepath.Join(cwd, out)
+	}
+	idx, err := index.WriteWellKnown(out, items)
+	if err != nil {
+		return fmt.Errorf("index --format wellknown: %w", err)
+	}
+	dir := filepath.Join(out, filepath.FromSlash(index.WellKnownDir))
+	fmt.Fprintln(opts.IO.Out, filepath.Join(dir, "index.json"))
+	if !opts.Quiet {
+		archives := 0
+		for _, s := range idx.Skills {
+			if s.Type == index.TypeArchive {
+				archives++
+			}
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Wrote %s to %s (%d as SKILL.md, %d as archives)\n",
+			plural(len(idx.Skills), "skill"), dir, len(idx.Skills)-archives, archives)
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
