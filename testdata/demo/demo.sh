@@ -16,9 +16,11 @@ export HOME XDG_CONFIG_HOME XDG_STATE_HOME EXAMPLES SCRATCH BIN
 cd "$SCRATCH"
 
 # step "title" cmd...: print the command, then run it.
+bold='' plain=''
+if [ -t 1 ]; then bold=$(printf '\033[1m') plain=$(printf '\033[0m'); fi
 step() {
   title=$1; shift
-  printf '\n\033[1m== %s\033[0m\n$ %s\n' "$title" "$*" | sed "s|$BIN|skillctl|g; s|$EXAMPLES|testdata/examples|g"
+  printf '\n%s== %s%s\n$ %s\n' "$bold" "$title" "$plain" "$*" | sed "s|$BIN|skillctl|g; s|$EXAMPLES|testdata/examples|g"
   "$@"
 }
 
