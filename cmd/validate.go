@@ -245,5 +245,3 @@ func startProgress(opts *validateOptions, v *validate.Validator) func() {
 		}
 	}
 }
-
-
