@@ -233,9 +233,7 @@ func (r *runner) file(input int, display, abs string) {
 	targets, err := archiveTargets(r.ctx, abs, display)
 	switch {
 	case errors.Is(err, errNotArchive):
-		r.add(input, &Result{Dir: display, Findings: []Finding{{Rule: "not-a-skill", Severity: r.pt.sev["not-a-skill"],
-			Message: display + " is not a skill folder, a SKILL.md or a skill archive", File: display,
-			Hint: RuleByID("not-a-skill").Hint}}})
+		r.add(input, notASkill(r.pt, display))
 		return
 	case err != nil:
 		msg := err.Error()

@@ -86,15 +86,28 @@ func (r *Result) Failed(strict bool) bool {
 	return false
 }
 
-// Dir validates the skill folder dir. A relative dir is resolved against the
-// working folder first, so that "." is checked under its real name.
+// Dir validates the skill folder dir (given a SKILL.md, its folder). A
+// relative dir is resolved against the working folder first, so that "." is
+// checked under its real name. Archives and trees are validated by Validator.
 func Dir(dir string, opts Options) *Result {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir
 	}
-	t := osTarget(dir, abs, nil)
-	return validateTarget(t, newProfileTable(opts.Profile))
+	pt := newProfileTable(opts.Profile)
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		if !strings.EqualFold(filepath.Base(abs), "SKILL.md") {
+			return notASkill(pt, dir)
+		}
+		dir, abs = filepath.Dir(dir), filepath.Dir(abs)
+	}
+	return validateTarget(osTarget(dir, abs, nil), pt)
+}
+
+func notASkill(pt *profileTable, display string) *Result {
+	return &Result{Dir: display, Findings: []Finding{{Rule: "not-a-skill", Severity: pt.sev["not-a-skill"],
+		Message: display + " is not a skill folder, a SKILL.md or a skill archive", File: display,
+		Hint: pt.hint["not-a-skill"]}}}
 }
 
 // target is one skill folder to validate, in some file system.
