@@ -217,19 +217,27 @@ func startProgress(opts *validateOptions, v *validate.Validator) func() {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	var shown atomic.Bool
+	show := func() {
+		shown.Store(true)
+		fmt.Fprintf(opts.IO.ErrOut, "\rvalidating… %d skill(s)", done.Load())
+	}
+	if opts.ProgressAfter <= 0 {
+		show()
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		select {
-		case <-quit:
-			return
-		case <-time.After(opts.ProgressAfter):
+		if opts.ProgressAfter > 0 {
+			select {
+			case <-quit:
+				return
+			case <-time.After(opts.ProgressAfter):
+			}
 		}
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			shown.Store(true)
-			fmt.Fprintf(opts.IO.ErrOut, "\rvalidating… %d skill(s)", done.Load())
+			show()
 			select {
 			case <-quit:
 				return
