@@ -180,6 +180,7 @@ func checkName(c *checker) {
 		return
 	}
 	name := norm.NFKC.String(raw)
+	before := len(c.res.Findings)
 	if l := utf8.RuneCountInString(name); l > MaxNameLength {
 		c.addNode("name-too-long", n, "", "name %q is %d characters long; the limit is %d", name, l, MaxNameLength)
 	}
@@ -205,9 +206,14 @@ func checkName(c *checker) {
 		c.addNode("name-format", n, "use only letters, digits and hyphens",
 			"name %q contains invalid characters (%s); only letters, digits and hyphens are allowed", name, strings.Join(bad, " "))
 	}
+	badFormat := len(c.res.Findings) > before
 	if c.t.dirName != "" {
 		if dir := norm.NFKC.String(c.t.dirName); dir != name {
-			c.addNode("name-dir-mismatch", n, "rename the folder to "+name+" or set name: "+dir,
+			hint := "rename the folder to " + name + " or set name: " + dir
+			if badFormat {
+				hint = "set name: " + dir + " (and keep the folder's name)"
+			}
+			c.addNode("name-dir-mismatch", n, hint,
 				"name %q does not match the folder name %q", name, c.t.dirName)
 		}
 	}

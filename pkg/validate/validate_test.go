@@ -403,3 +403,23 @@ func TestBodyLinks(t *testing.T) {
 		assert.False(t, ok, in)
 	}
 }
+
+func TestDocsDescribeEveryRule(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "validate.md"))
+	require.NoError(t, err)
+	doc := string(b)
+	for _, r := range Rules {
+		assert.Contains(t, doc, "#### "+r.ID+"\n", "docs/validate.md has a section for %s", r.ID)
+		lv := r.Severity
+		row := "| [`" + r.ID + "`](#" + r.ID + ") | "
+		assert.Contains(t, doc, row+docLevel(lv.Default)+" | "+docLevel(lv.Spec)+" | "+docLevel(lv.ClaudeCode)+" | "+docLevel(lv.AnthropicAPI)+" |",
+			"docs/validate.md has the severities of %s", r.ID)
+	}
+}
+
+func docLevel(s string) string {
+	if s == Off {
+		return "–"
+	}
+	return s
+}
