@@ -346,7 +346,6 @@ func TestArchiveLimits(t *testing.T) {
 	assert.Contains(t, rep.Results[0].Findings[0].Message, "more than 10000 entries")
 }
 
-
 func listTree(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
