@@ -1,0 +1,202 @@
+// Package archivetest builds zip and tar archives for tests, hostile ones
+// included: any name, any mode, links, devices, FIFOs, duplicate entries,
+// and large runs of zeros that compress small.
+package archivetest
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"io"
+	"io/fs"
+	"time"
+)
+
+// Kinds of entries.
+const (
+	File = iota
+	Dir
+	Symlink
+	Hardlink
+	CharDevice
+	BlockDevice
+	FIFO
+)
+
+// Entry is one entry to write. Mode holds permission bits (0 means 0644
+// for files and 0755 for folders) and may carry fs.ModeSetuid.
+type Entry struct {
+	Name string
+	Kind int
+	Body string
+	// Zeros, when set, is the number of zero bytes of content instead of Body.
+	Zeros int64
+	Mode  fs.FileMode
+	// Link is the target of a symlink or hardlink.
+	Link string
+}
+
+// Fixed timestamp of every entry.
+var ModTime = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Skill returns the entries of a small valid skill under prefix ("" for the top).
+func Skill(prefix, name string) []Entry {
+	p := prefix
+	if p != "" {
+		p += "/"
+	}
+	return []Entry{
+		{Name: p + "SKILL.md", Body: "---\nname: " + name + "\ndescription: Does " + name + " things.\n---\n# " + name + "\n\nBody.\n"},
+		{Name: p + "scripts/run.sh", Body: "#!/bin/sh\necho hi\n", Mode: 0o755},
+		{Name: p + "references/NOTES.md", Body: "Notes.\n"},
+	}
+}
+
+func (e Entry) mode() fs.FileMode {
+	m := e.Mode
+	if m&fs.ModePerm == 0 {
+		if e.Kind == Dir {
+			m |= 0o755
+		} else {
+			m |= 0o644
+		}
+	}
+	return m
+}
+
+func (e Entry) content(w io.Writer) error {
+	if e.Zeros > 0 {
+		buf := make([]byte, 1<<20)
+		for left := e.Zeros; left > 0; {
+			n := int64(len(buf))
+			if left < n {
+				n = left
+			}
+			if _, err := w.Write(buf[:n]); err != nil {
+				return err
+			}
+			left -= n
+		}
+		return nil
+	}
+	_, err := io.WriteString(w, e.Body)
+	return err
+}
+
+func (e Entry) size() int64 {
+	if e.Zeros > 0 {
+		return e.Zeros
+	}
+	return int64(len(e.Body))
+}
+
+// Zip builds a zip archive. Hardlinks are written as regular files (zip has none).
+func Zip(entries []Entry) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, flate.BestSpeed)
+	})
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.Name, Method: zip.Store, Modified: ModTime}
+		if e.Zeros > 0 || len(e.Body) > 512 {
+			h.Method = zip.Deflate
+		}
+		m := e.mode()
+		switch e.Kind {
+		case Dir:
+			m |= fs.ModeDir
+		case Symlink:
+			m = fs.ModeSymlink | 0o777
+		case CharDevice:
+			m |= fs.ModeDevice | fs.ModeCharDevice
+		case BlockDevice:
+			m |= fs.ModeDevice
+		case FIFO:
+			m |= fs.ModeNamedPipe
+		}
+		h.SetMode(m)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			panic(err)
+		}
+		switch e.Kind {
+		case Symlink:
+			_, err = io.WriteString(w, e.Link)
+		case File, Hardlink:
+			err = e.content(w)
+		}
+		if err != nil {
+			panic(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// Tar builds an uncompressed tar archive.
+func Tar(entries []Entry) []byte {
+	var buf bytes.Buffer
+	writeTar(&buf, entries)
+	return buf.Bytes()
+}
+
+// TarGz builds a gzip-compressed tar archive.
+func TarGz(entries []Entry) []byte {
+	var buf bytes.Buffer
+	gw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	writeTar(gw, entries)
+	if err := gw.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func writeTar(w io.Writer, entries []Entry) {
+	tw := tar.NewWriter(w)
+	for _, e := range entries {
+		m := e.mode()
+		perm := int64(m.Perm())
+		if m&fs.ModeSetuid != 0 {
+			perm |= 0o4000
+		}
+		if m&fs.ModeSetgid != 0 {
+			perm |= 0o2000
+		}
+		h := &tar.Header{Name: e.Name, Mode: perm, ModTime: ModTime, Format: tar.FormatPAX}
+		switch e.Kind {
+		case File:
+			h.Typeflag = tar.TypeReg
+			h.Size = e.size()
+		case Dir:
+			h.Typeflag = tar.TypeDir
+		case Symlink:
+			h.Typeflag = tar.TypeSymlink
+			h.Linkname = e.Link
+		case Hardlink:
+			h.Typeflag = tar.TypeLink
+			h.Linkname = e.Link
+		case CharDevice:
+			h.Typeflag = tar.TypeChar
+		case BlockDevice:
+			h.Typeflag = tar.TypeBlock
+		case FIFO:
+			h.Typeflag = tar.TypeFifo
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			panic(err)
+		}
+		if e.Kind == File {
+			if err := e.content(tw); err != nil {
+				panic(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		panic(err)
+	}
+}
