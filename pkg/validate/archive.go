@@ -3,80 +3,22 @@ package validate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/mholt/archives"
-
+	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
-// Archive limits, the same as install's defaults (SPEC §6).
-const (
-	MaxArchiveEntries    = 10000
-	MaxArchiveTotalSize  = 512 << 20
-	MaxArchiveEntrySize  = 100 << 20
-	archiveHeadBytes     = 2
-	archiveDisplaySuffix = "!"
-)
+// archiveHeadBytes is how much of a non-executable script is read (for "#!").
+const archiveHeadBytes = 2
 
-// ArchiveError is an archive that cannot be read safely, or is not an archive
-// skillctl reads.
-type ArchiveError struct {
-	File   string
-	Entry  string
-	Reason string
-}
-
-func (e *ArchiveError) Error() string {
-	if e.Entry != "" {
-		return fmt.Sprintf("%s: entry %q: %s", e.File, e.Entry, e.Reason)
-	}
-	return e.File + ": " + e.Reason
-}
-
-// errNotArchive is returned for files that are not archives at all.
-var errNotArchive = errors.New("not an archive")
-
-// identifyArchive reports whether the file is an archive of a format
-// skillctl reads (zip, tar, and tar compressed with gzip, bzip2, xz or zstd),
-// judged by its content.
-func identifyArchive(ctx context.Context, f *os.File) (archives.Extractor, error) {
-	format, _, err := archives.Identify(ctx, "", f)
-	if _, serr := f.Seek(0, io.SeekStart); serr != nil && err == nil {
-		err = serr
-	}
-	if err != nil {
-		if errors.Is(err, archives.NoMatch) {
-			return nil, errNotArchive
-		}
-		return nil, err
-	}
-	switch ft := format.(type) {
-	case archives.Zip:
-		return ft, nil
-	case archives.Tar:
-		return ft, nil
-	case archives.CompressedArchive:
-		if _, ok := ft.Extraction.(archives.Tar); ok {
-			switch ft.Compression.(type) {
-			case archives.Gz, archives.Bz2, archives.Xz, archives.Zstd:
-				return ft, nil
-			}
-		}
-		return nil, fmt.Errorf("%s archives are not accepted; use zip or tar (optionally gzip, bzip2, xz or zstd compressed)", strings.TrimPrefix(ft.Extension(), "."))
-	}
-	if e, ok := format.(interface{ Extension() string }); ok {
-		return nil, fmt.Errorf("%s files are not accepted; use zip or tar (optionally gzip, bzip2, xz or zstd compressed)", strings.TrimPrefix(e.Extension(), "."))
-	}
-	return nil, errNotArchive
-}
+// archiveDisplaySuffix separates an archive's path from the names inside it.
+const archiveDisplaySuffix = "!"
 
 // memEntry is one entry of an archive read in place: its metadata, and the
 // content of SKILL.md files (other files keep only their first bytes).
@@ -94,128 +36,51 @@ type memFS struct {
 	dirs  map[string][]string // dir → sorted child names
 }
 
-// readArchive reads an archive in place, enforcing install's limits, and
-// returns its tree. Nothing is extracted.
+// readArchive reads an archive in place through pkg/archive, which enforces
+// install's limits and refuses unsafe entries, and returns its tree. Only
+// SKILL.md files are read whole; nothing is extracted.
 func readArchive(ctx context.Context, file string) (*memFS, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	ex, err := identifyArchive(ctx, f)
-	if err != nil {
-		if errors.Is(err, errNotArchive) {
-			return nil, err
-		}
-		return nil, &ArchiveError{File: file, Reason: err.Error()}
-	}
 	m := &memFS{files: map[string]*memEntry{}, dirs: map[string][]string{".": nil}}
-	var count int
-	var total int64
-	refuse := func(entry, format string, a ...any) error {
-		return &ArchiveError{File: file, Entry: entry, Reason: fmt.Sprintf(format, a...)}
-	}
-	err = ex.Extract(ctx, f, func(ctx context.Context, fi archives.FileInfo) error {
-		count++
-		if count > MaxArchiveEntries {
-			return refuse("", "more than %d entries", MaxArchiveEntries)
-		}
-		raw := fi.NameInArchive
-		name, ok := archiveName(raw)
-		if !ok {
-			return refuse(raw, "the name leaves the archive folder (absolute, or with '..')")
-		}
-		if name == "" || ignoredArchiveEntry(name) {
+	_, err := archive.WalkFile(ctx, file, archive.Options{}, func(e *archive.Entry) error {
+		switch e.Type {
+		case archive.TypeDir:
+			m.addDir(e.Name)
+			return nil
+		case archive.TypeSymlink, archive.TypeHardlink:
+			// Links stay inside the archive (checked by pkg/archive); they count as present files.
+			m.addFile(&memEntry{name: e.Name, mode: 0o644})
 			return nil
 		}
-		mode := fi.Mode()
-		switch {
-		case mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeIrregular) != 0:
-			return refuse(raw, "device files, FIFOs and sockets are not allowed")
-		case mode.IsDir():
-			m.addDir(name)
-			return nil
-		}
-		if fi.LinkTarget != "" {
-			target := fi.LinkTarget
-			if mode&fs.ModeSymlink != 0 {
-				target = path.Join(path.Dir(name), strings.ReplaceAll(target, "\\", "/"))
-				if strings.HasPrefix(fi.LinkTarget, "/") {
-					target = "../" + fi.LinkTarget
-				}
-			}
-			if _, ok := archiveName(target); !ok {
-				return refuse(raw, "a link pointing outside the archive (%s)", fi.LinkTarget)
-			}
-		}
-		size := fi.Size()
-		if size > MaxArchiveEntrySize {
-			return refuse(raw, "%s unpacked, over the %s limit for one entry", skill.HumanSize(size), skill.HumanSize(MaxArchiveEntrySize))
-		}
-		total += size
-		if total > MaxArchiveTotalSize {
-			return refuse("", "more than %s unpacked", skill.HumanSize(MaxArchiveTotalSize))
-		}
-		e := &memEntry{name: name, mode: mode, size: size}
-		base := path.Base(name)
+		me := &memEntry{name: e.Name, mode: e.Mode, size: e.Size}
+		base := path.Base(e.Name)
 		wantAll := base == "SKILL.md" || base == "skill.md"
-		wantHead := !wantAll && mode&0o111 == 0 && (strings.HasPrefix(name, "scripts/") || strings.Contains(name, "/scripts/"))
-		if (wantAll || wantHead) && mode.IsRegular() && fi.Open != nil {
+		wantHead := !wantAll && e.Mode&0o111 == 0 && (strings.HasPrefix(e.Name, "scripts/") || strings.Contains(e.Name, "/scripts/"))
+		if wantAll || wantHead {
 			limit := int64(archiveHeadBytes)
 			if wantAll {
 				limit = skill.MaxSkillMDSize + 1
 			}
-			rc, err := fi.Open()
+			rc, err := e.Open()
 			if err != nil {
-				return refuse(raw, "cannot read: %v", err)
+				return err
 			}
 			data, err := io.ReadAll(io.LimitReader(rc, limit))
 			rc.Close()
 			if err != nil {
-				return refuse(raw, "cannot read: %v", err)
+				return err
 			}
-			e.data = data
+			me.data = data
 		}
-		m.addFile(e)
+		m.addFile(me)
 		return nil
 	})
 	if err != nil {
-		var ae *ArchiveError
-		if errors.As(err, &ae) {
-			return nil, ae
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &ArchiveError{File: file, Reason: "cannot read the archive: " + err.Error()}
+		return nil, err
 	}
 	for d := range m.dirs {
 		sort.Strings(m.dirs[d])
 	}
 	return m, nil
-}
-
-// archiveName cleans an entry name; ok is false for names that leave the
-// archive root (absolute, drive letters, '..'), also written with '\'.
-func archiveName(raw string) (string, bool) {
-	n := strings.ReplaceAll(raw, "\\", "/")
-	if strings.HasPrefix(n, "/") || (len(n) >= 2 && n[1] == ':') {
-		return "", false
-	}
-	for _, part := range strings.Split(n, "/") {
-		if part == ".." {
-			return "", false
-		}
-	}
-	c := path.Clean(n)
-	if c == "." {
-		return "", true
-	}
-	return c, true
-}
-
-func ignoredArchiveEntry(name string) bool {
-	return name == "__MACOSX" || strings.HasPrefix(name, "__MACOSX/") || path.Base(name) == ".DS_Store"
 }
 
 func (m *memFS) addDir(name string) {

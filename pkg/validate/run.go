@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -232,21 +233,17 @@ func (r *runner) file(input int, display, abs string) {
 	}
 	targets, err := archiveTargets(r.ctx, abs, display)
 	switch {
-	case errors.Is(err, errNotArchive):
-		r.add(input, notASkill(r.pt, display))
+	case errors.Is(err, archive.ErrNotArchive):
+		res := notASkill(r.pt, display)
+		if msg := err.Error(); strings.Contains(msg, "; this is ") {
+			res.Findings[0].Message += " (" + msg + ")"
+		}
+		r.add(input, res)
 		return
 	case err != nil:
-		msg := err.Error()
-		var ae *ArchiveError
-		if errors.As(err, &ae) {
-			msg = ae.Reason
-			if ae.Entry != "" {
-				msg = fmt.Sprintf("entry %q: %s", ae.Entry, ae.Reason)
-			}
-		}
 		r.add(input, &Result{Dir: display, Findings: []Finding{{Rule: "archive-unsafe", Severity: r.pt.sev["archive-unsafe"],
-			Message: "cannot validate the archive: " + msg + "; nothing was extracted", File: display,
-			Hint: RuleByID("archive-unsafe").Hint}}})
+			Message: "cannot validate the archive: " + err.Error() + "; nothing was extracted", File: display,
+			Hint: r.pt.hint["archive-unsafe"]}}})
 		return
 	}
 	if len(targets) == 0 {

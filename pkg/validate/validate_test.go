@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -324,7 +325,7 @@ func TestArchiveLimits(t *testing.T) {
 	w, err = zw.CreateHeader(&zip.FileHeader{Name: "x/zeros.bin", Method: zip.Deflate})
 	require.NoError(t, err)
 	chunk := make([]byte, 1<<20)
-	for i := 0; i < (MaxArchiveEntrySize>>20)+1; i++ {
+	for i := 0; i < (archive.DefaultMaxEntryBytes>>20)+1; i++ {
 		_, _ = w.Write(chunk)
 	}
 	require.NoError(t, zw.Close())
@@ -332,11 +333,12 @@ func TestArchiveLimits(t *testing.T) {
 	require.NoError(t, os.WriteFile(bomb, buf.Bytes(), 0o644))
 	rep := run(t, "", bomb)
 	assert.Equal(t, []string{"E:archive-unsafe"}, ruleIDs(rep.Results[0]))
-	assert.Contains(t, rep.Results[0].Findings[0].Message, "over the 100.0 MiB limit")
+	assert.Contains(t, rep.Results[0].Findings[0].Message, `"x/zeros.bin"`)
+	assert.Contains(t, rep.Results[0].Findings[0].Message, "per-entry limit")
 
 	// Too many entries.
 	files := map[string]string{}
-	for i := 0; i <= MaxArchiveEntries; i++ {
+	for i := 0; i <= archive.DefaultMaxEntries; i++ {
 		files["x/f/"+strconv.Itoa(i)] = ""
 	}
 	many := filepath.Join(dir, "many.zip")
