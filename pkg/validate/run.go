@@ -158,10 +158,25 @@ func (r *runner) walkDir(p *pool, input int, display, abs, real string) {
 	if r.ctx.Err() != nil {
 		return
 	}
+	// Most folders of a tree are skills: read SKILL.md straight away.
+	data, err := readSkillFile(filepath.Join(abs, "SKILL.md"))
+	if err == nil {
+		t := osTarget(display, abs, nil)
+		t.preName, t.preData = "SKILL.md", data
+		if len(data) > skill.MaxSkillMDSize {
+			t.preData = nil // validateTarget reports it
+		}
+		r.add(input, validateTarget(t, r.pt))
+		return
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotRegular) {
+		r.add(input, validateTarget(osTarget(display, abs, nil), r.pt))
+		return
+	}
 	entries, err := readDirUnsorted(abs)
 	if err != nil {
 		res := &Result{Dir: display, Findings: []Finding{{Rule: "unreadable", Severity: r.pt.sev["unreadable"],
-			Message: "cannot read the folder: " + errText(err), File: display, Hint: RuleByID("unreadable").Hint}}}
+			Message: "cannot read the folder: " + errText(err), File: display, Hint: r.pt.hint["unreadable"]}}}
 		r.add(input, res)
 		return
 	}
@@ -171,6 +186,7 @@ func (r *runner) walkDir(p *pool, input int, display, abs, real string) {
 			return
 		}
 	}
+	var jobs []func(*pool)
 	for _, e := range entries {
 		name := e.Name()
 		if skipTreeDir(name) {
@@ -198,8 +214,9 @@ func (r *runner) walkDir(p *pool, input int, display, abs, real string) {
 			continue
 		}
 		childDisplay := filepath.Join(display, name)
-		p.push(func(p *pool) { r.walkDir(p, input, childDisplay, childAbs, childReal) })
+		jobs = append(jobs, func(p *pool) { r.walkDir(p, input, childDisplay, childAbs, childReal) })
 	}
+	p.push(jobs...)
 }
 
 func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
@@ -270,12 +287,19 @@ func newPool() *pool {
 	return p
 }
 
-func (p *pool) push(job func(*pool)) {
+func (p *pool) push(jobs ...func(*pool)) {
+	if len(jobs) == 0 {
+		return
+	}
 	p.mu.Lock()
-	p.queue = append(p.queue, job)
-	p.pending++
+	p.queue = append(p.queue, jobs...)
+	p.pending += len(jobs)
 	p.mu.Unlock()
-	p.cond.Signal()
+	if len(jobs) == 1 {
+		p.cond.Signal()
+	} else {
+		p.cond.Broadcast()
+	}
 }
 
 func (p *pool) run(workers int) {

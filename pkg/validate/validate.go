@@ -123,6 +123,13 @@ type target struct {
 	entries []fs.DirEntry
 	// noExecBits is set when the file system keeps no executable bits.
 	noExecBits bool
+	// abs is the folder on disk ("" inside an archive).
+	abs string
+	// preName and preData are the skill file when it was already read.
+	preName string
+	preData []byte
+	// scripts caches whether the folder has a scripts/ folder (0: not known yet).
+	scripts int8
 }
 
 func osTarget(display, abs string, entries []fs.DirEntry) *target {
@@ -133,12 +140,45 @@ func osTarget(display, abs string, entries []fs.DirEntry) *target {
 		dirName:    filepath.Base(abs),
 		entries:    entries,
 		noExecBits: runtime.GOOS == "windows",
+		abs:        abs,
 	}
 }
+
+// readFile reads a file of the skill folder, refusing one over the SKILL.md size limit.
+func (t *target) readFile(name string) ([]byte, error) {
+	if t.abs == "" {
+		return readCapped(t.fsys, name)
+	}
+	data, err := readSkillFile(filepath.Join(t.abs, name))
+	if err == nil && len(data) > skill.MaxSkillMDSize {
+		return nil, tooLarge(name)
+	}
+	return data, err
+}
+
+func tooLarge(name string) error {
+	return &skill.ParseError{Rule: "file-too-large", File: name,
+		Msg:  "SKILL.md is larger than the " + skill.HumanSize(skill.MaxSkillMDSize) + " limit",
+		Hint: "move long material into references/ files that the body links to"}
+}
+
+// errNotRegular: the path is a folder or a special file, not a regular file.
+var errNotRegular = errors.New("not a regular file")
 
 // hasEntry reports whether the folder holds name (of any type); when the
 // entries were not read it asks the file system.
 func (t *target) hasEntry(name string, dir bool) bool {
+	if name == "scripts" && dir && t.scripts != 0 {
+		return t.scripts > 0
+	}
+	ok := t.lookEntry(name, dir)
+	if name == "scripts" && dir {
+		t.scripts = map[bool]int8{true: 1, false: -1}[ok]
+	}
+	return ok
+}
+
+func (t *target) lookEntry(name string, dir bool) bool {
 	if t.entries != nil {
 		for _, e := range t.entries {
 			if e.Name() == name {
@@ -285,7 +325,10 @@ func (c *checker) missingAt() *yaml.Node {
 
 func validateTarget(t *target, pt *profileTable) *Result {
 	c := &checker{pt: pt, t: t, res: &Result{Dir: t.display, Findings: []Finding{}}}
-	name, ok := t.skillFileName()
+	name, ok := t.preName, t.preName != ""
+	if !ok {
+		name, ok = t.skillFileName()
+	}
 	if !ok {
 		c.file = t.join("SKILL.md")
 		c.add("skill-md-missing", "", 0, 0, "", "no SKILL.md in %s", t.display)
@@ -296,7 +339,11 @@ func validateTarget(t *target, pt *profileTable) *Result {
 	if name == "skill.md" {
 		c.add("skill-md-lowercase", "", 0, 0, "", "the file is named skill.md; agents look for SKILL.md")
 	}
-	data, err := readCapped(t.fsys, name)
+	data := t.preData
+	var err error
+	if data == nil {
+		data, err = t.readFile(name)
+	}
 	if err != nil {
 		var pe *skill.ParseError
 		if errors.As(err, &pe) {
@@ -353,9 +400,7 @@ func readCapped(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	if buf.Len() > skill.MaxSkillMDSize {
-		return nil, &skill.ParseError{Rule: "file-too-large", File: name,
-			Msg:  "SKILL.md is larger than the " + skill.HumanSize(skill.MaxSkillMDSize) + " limit",
-			Hint: "move long material into references/ files that the body links to"}
+		return nil, tooLarge(name)
 	}
 	return buf.Bytes(), nil
 }
@@ -373,7 +418,7 @@ func (c *checker) load(data []byte) bool {
 	if c.spec() {
 		doc, err = c.specDocument(data)
 	} else {
-		doc, err = skill.Parse(data, c.file)
+		doc, err = parseSkill(data, c.file)
 	}
 	if err != nil {
 		var pe *skill.ParseError
@@ -435,7 +480,7 @@ func (c *checker) specDocument(data []byte) (*skill.Document, error) {
 	cut := 3 + idx
 	first, _, _ := strings.Cut(text, "\n")
 	if strings.TrimRight(first, " \t\r") != "---" || fenceOffset(text, len(first)+1) == cut {
-		return skill.Parse(data, c.file)
+		return parseSkill(data, c.file)
 	}
 	// A "---" before the closing line: the reference reads the frontmatter up to it.
 	cutLine := 1 + strings.Count(text[:cut], "\n")
