@@ -1,0 +1,255 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/validate"
+)
+
+// Output formats of validate.
+var validateFormats = []string{"text", "json", "github", "sarif"}
+
+type validateOptions struct {
+	IO       *iostreams.IOStreams
+	Discover func(ctx context.Context) ([]string, error)
+	Cwd      func() (string, error)
+	Paths    []string
+	Profile  string
+	Strict   bool
+	Format   string
+	Quiet    bool
+	Version  string
+	// ProgressAfter is how long a run goes before a progress line is shown on a terminal.
+	ProgressAfter time.Duration
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newValidateCmd(f, nil) }) }
+
+func newValidateCmd(f *Factory, runF func(context.Context, *validateOptions) error) *cobra.Command {
+	opts := &validateOptions{IO: f.IO, Version: Version(), ProgressAfter: time.Second}
+	cmd := &cobra.Command{
+		Use:   "validate [<path>...] [--profile <profile>] [--strict] [--format {text|json|github|sarif}]",
+		Short: "Check skills against the Agent Skills rules",
+		Long: `Check skills against the rules of the Agent Skills specification and
+skillctl's own rules (docs/validate.md lists every rule).
+
+A path is a skill folder, a SKILL.md, a folder tree (every skill below it,
+skipping .git and node_modules), or an archive (.zip, .skill, .tar, .tar.gz,
+.tgz, tar.bz2/xz/zst) read in place: nothing is extracted. Without a path,
+every discovered skill is checked (see 'skillctl list').
+
+Profiles:
+  default        Claude Code's fields and skillctl's execution fields are
+                 accepted; unknown keys are warnings
+  spec           decides like the agentskills.io reference validator: strict
+                 YAML, only the six standard keys, NFKC name rules
+  claude-code    the standard keys plus Claude Code's fields
+  anthropic-api  the upload rules of the Anthropic API (ASCII name, no
+                 anthropic/claude in it, no < or > in the description)
+
+Formats: text prints one line per finding, FILE:LINE:COL: SEVERITY RULE
+message, then "N skill(s) validated, M failed"; json prints one document
+(--json is the same); github prints workflow commands that annotate pull
+requests; sarif prints a SARIF 2.1.0 log for code scanning. --quiet hides
+info findings.
+
+EXIT STATUS
+  0  no errors (and, with --strict, no warnings)
+  1  at least one skill has an error (or a warning with --strict)
+  2  bad flags or arguments
+  3  a path does not exist`,
+		Example: `  skillctl validate ./my-skill
+  skillctl validate skills/ --profile spec
+  skillctl validate dist/my-skill.skill
+  skillctl validate --strict --format github .
+  skillctl validate --format sarif . > validate.sarif`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			opts.Quiet = f.Global.Quiet
+			if !contains(validate.Profiles, opts.Profile) {
+				return FlagErrorf("--profile must be one of %s, not %q", strings.Join(validate.Profiles, ", "), opts.Profile)
+			}
+			if !contains(validateFormats, opts.Format) {
+				return FlagErrorf("--format must be one of %s, not %q", strings.Join(validateFormats, ", "), opts.Format)
+			}
+			if f.Global.JSON {
+				if cmd.Flags().Changed("format") && opts.Format != "json" {
+					return FlagErrorf("--json and --format %s cannot be used together", opts.Format)
+				}
+				opts.Format = "json"
+			}
+			opts.Cwd = f.Cwd
+			opts.Discover = func(ctx context.Context) ([]string, error) {
+				cat, err := f.Discover(ctx, true, false)
+				if err != nil {
+					return nil, err
+				}
+				var dirs []string
+				seen := map[string]bool{}
+				for _, e := range cat.Entries {
+					if !seen[e.Dir] {
+						seen[e.Dir] = true
+						dirs = append(dirs, e.Dir)
+					}
+				}
+				return dirs, nil
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return validateRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Profile, "profile", validate.ProfileDefault, "rule set: {default|spec|claude-code|anthropic-api}")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output: {text|json|github|sarif}")
+	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(validate.Profiles...))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(validateFormats...))
+	return cmd
+}
+
+func validateRun(ctx context.Context, opts *validateOptions) error {
+	paths := opts.Paths
+	if len(paths) == 0 {
+		dirs, err := opts.Discover(ctx)
+		if err != nil {
+			return err
+		}
+		paths = dirs
+	}
+	v := &validate.Validator{Options: validate.Options{Profile: opts.Profile}}
+	if opts.Cwd != nil {
+		cwd, err := opts.Cwd()
+		if err != nil {
+			return err
+		}
+		v.BaseDir = cwd
+	}
+	stop := startProgress(opts, v)
+	rep, err := v.Run(ctx, paths)
+	stop()
+	if err != nil {
+		return err
+	}
+	if opts.Quiet {
+		rep = rep.WithoutInfo()
+	}
+	out := opts.IO.Out
+	switch opts.Format {
+	case "json":
+		err = rep.WriteJSON(out, opts.Strict)
+	case "github":
+		err = rep.WriteGitHub(out, opts.Strict)
+	case "sarif":
+		err = rep.WriteSARIF(out, opts.Version)
+	default:
+		err = writeValidateText(out, rep, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed(opts.Strict) {
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func writeValidateText(w io.Writer, rep *validate.Report, opts *validateOptions) error {
+	tty := opts.IO.IsStdoutTTY()
+	st := render.ForStdout(opts.IO)
+	for _, res := range rep.Results {
+		for _, f := range res.Findings {
+			sev := f.Severity
+			switch sev {
+			case validate.Error:
+				sev = st.Error.Render(sev)
+			case validate.Warning:
+				sev = st.Warning.Render(sev)
+			default:
+				sev = st.Info.Render(sev)
+			}
+			if _, err := fmt.Fprintf(w, "%s: %s %s %s\n", f.Location(), sev, f.Rule, f.Message); err != nil {
+				return err
+			}
+			if tty && f.Hint != "" {
+				fmt.Fprintf(w, "    %s\n", st.Faint.Render("hint: "+f.Hint))
+			}
+		}
+	}
+	line := rep.SummaryLine(opts.Strict)
+	if tty {
+		if rep.Failed(opts.Strict) {
+			line = st.Error.Render(line)
+		} else {
+			line = st.Success.Render(line)
+		}
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+// startProgress shows "validating… N skill(s)" on stderr when it is a
+// terminal and the run takes longer than opts.ProgressAfter. The returned
+// function stops it and clears the line.
+func startProgress(opts *validateOptions, v *validate.Validator) func() {
+	if !opts.IO.IsStderrTTY() || opts.Quiet {
+		return func() {}
+	}
+	var done atomic.Int64
+	v.Progress = func(n int) {
+		for {
+			cur := done.Load()
+			if int64(n) <= cur || done.CompareAndSwap(cur, int64(n)) {
+				return
+			}
+		}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	var shown atomic.Bool
+	show := func() {
+		shown.Store(true)
+		fmt.Fprintf(opts.IO.ErrOut, "\rvalidating… %d skill(s)", done.Load())
+	}
+	if opts.ProgressAfter <= 0 {
+		show()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if opts.ProgressAfter > 0 {
+			select {
+			case <-quit:
+				return
+			case <-time.After(opts.ProgressAfter):
+			}
+		}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			show()
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		wg.Wait()
+		if shown.Load() {
+			fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
+		}
+	}
+}
