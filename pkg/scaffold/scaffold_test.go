@@ -121,7 +121,7 @@ func TestRunScriptEchoesItsInput(t *testing.T) {
 }
 
 func TestCreateDirectSkillWithResources(t *testing.T) {
-	desc := `Takes notes: the user's "exact" words & <tags>, verbatim.`
+	desc := `Takes notes: the user's "exact" words & symbols, verbatim.`
 	res, s := loadNew(t, Options{Name: "notes", Mode: skill.ModeDirect, Description: "  " + desc + "\n",
 		Resources: []string{"references", "assets/", "scripts", "references", ""}})
 	assert.Equal(t, []string{"SKILL.md", "assets/README.md", "references/README.md", "scripts/README.md"}, res.Files)

@@ -1,17 +1,14 @@
 package validate
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/skillctl/skillctl/pkg/skill"
+	"gopkg.in/yaml.v3"
 )
 
 // memSkill is a skill folder "fuzz-skill" holding only SKILL.md, in memory.
@@ -68,48 +65,4 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
-}
-
-// FuzzFastParse checks that the fast path of the parser, whenever it
-// answers, gives exactly the document skill.Parse gives.
-func FuzzFastParse(f *testing.F) {
-	_ = filepath.WalkDir("testdata", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") {
-			if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
-				f.Add(b)
-			}
-		}
-		return nil
-	})
-	f.Add([]byte("---\nname: x\ndescription: 'it''s'\nmetadata:\n  a: b\n  c: \"d\"\nallowed-tools:\n  - Read\n  - Bash(git:*)\n---\nbody\n"))
-	f.Add([]byte("---\nname: true\ndescription: null\nlicense: ~\nx: No\n---"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := fastParse(data)
-		if !ok {
-			return
-		}
-		slow, err := skill.Parse(data, "SKILL.md")
-		if err != nil {
-			t.Fatalf("fast path accepted what skill.Parse refuses (%v):\n%q", err, data)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("documents differ for %q:\nfast %s\nslow %s", data, dumpDoc(fast), dumpDoc(slow))
-		}
-	})
-}
-
-func dumpDoc(d *skill.Document) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "fm=%q body=%q bodyLine=%d bom=%v crlf=%v diags=%v closing=%v\n", d.Frontmatter, d.Body, d.BodyLine, d.HasBOM, d.CRLF, d.Diagnostics, d.ClosingSuffix)
-	var walk func(n *yaml.Node, depth int)
-	walk = func(n *yaml.Node, depth int) {
-		fmt.Fprintf(&b, "%s%+v\n", strings.Repeat("  ", depth), *n)
-		for _, c := range n.Content {
-			walk(c, depth+1)
-		}
-	}
-	if d.Root != nil {
-		walk(d.Root, 0)
-	}
-	return b.String()
 }
