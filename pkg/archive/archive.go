@@ -314,6 +314,9 @@ func Walk(ctx context.Context, r ReaderAtSeeker, opts Options, fn func(*Entry) e
 		if w.last != "" {
 			return format, &EntryError{Entry: w.last, Err: fmt.Errorf("%w after this entry: %v", ErrCorrupt, err)}
 		}
+		if format == FormatZip {
+			return format, fmt.Errorf("%w: the zip's central directory (at its end) is missing or damaged; the file may be cut short (%v)", ErrCorrupt, err)
+		}
 		return format, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return format, w.checkLinks()
