@@ -32,7 +32,7 @@ var exchangeFn = exchange
 // Errors callers may test for.
 var (
 	// ErrConflict: a skill of that name is in the target and skillctl may not replace it.
-	ErrConflict = errors.New("already installed")
+	ErrConflict = errors.New("conflict")
 	// ErrInvalid: a skill's validation has errors.
 	ErrInvalid = errors.New("validation failed")
 	// ErrNoSkill: the source holds no SKILL.md.
