@@ -18,7 +18,7 @@ func BenchmarkInstall100Skills(b *testing.B) {
 		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			var buf bytes.Buffer
-			if err := install.WriteBenchArchive(&buf, n, 256<<10); err != nil {
+			if err := install.WriteBenchArchive(&buf, n, 384<<10); err != nil {
 				b.Fatal(err)
 			}
 			src := filepath.Join(dir, "bench.zip")
