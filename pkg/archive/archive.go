@@ -10,6 +10,7 @@ package archive
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
@@ -288,6 +289,11 @@ func Walk(ctx context.Context, r ReaderAtSeeker, opts Options, fn func(*Entry) e
 		return "", err
 	}
 	w := &walker{limits: opts.Limits.withDefaults(), opts: opts, seen: map[string]seenEntry{}, links: map[string]string{}, linkNames: map[string]string{}}
+	if format == FormatZip {
+		if err := w.precheckZip(r); err != nil {
+			return format, err
+		}
+	}
 	var fnErr error
 	err = ex.Extract(ctx, r, func(ctx context.Context, fi archives.FileInfo) error {
 		e, err := w.check(fi)
@@ -314,6 +320,9 @@ func Walk(ctx context.Context, r ReaderAtSeeker, opts Options, fn func(*Entry) e
 		if w.last != "" {
 			return format, &EntryError{Entry: w.last, Err: fmt.Errorf("%w after this entry: %v", ErrCorrupt, err)}
 		}
+		if format == FormatZip {
+			return format, fmt.Errorf("%w: the zip's central directory (at its end) is missing or damaged; the file may be cut short (%v)", ErrCorrupt, err)
+		}
 		return format, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return format, w.checkLinks()
@@ -327,6 +336,36 @@ func WalkFile(ctx context.Context, name string, opts Options, fn func(*Entry) er
 	}
 	defer f.Close()
 	return Walk(ctx, f, opts, fn)
+}
+
+// precheckZip reads a zip's central directory first, so that too many
+// entries or too many declared bytes are refused before fn sees anything.
+func (w *walker) precheckZip(r ReaderAtSeeker) error {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil // Walk reports it, with more context
+	}
+	if max := w.limits.MaxEntries; max > 0 && len(zr.File) > max {
+		return entryErr(zr.File[max].Name, ErrLimit, "more than %d entries in the archive (the entry limit; it holds %d)", max, len(zr.File))
+	}
+	var total uint64
+	for _, f := range zr.File {
+		if max := w.limits.MaxEntryBytes; max > 0 && f.UncompressedSize64 > uint64(max) {
+			return entryErr(f.Name, ErrLimit, "declares %d bytes unpacked, more than the per-entry limit of %d", f.UncompressedSize64, max)
+		}
+		total += f.UncompressedSize64
+		if max := w.limits.MaxTotalBytes; max > 0 && total > uint64(max) {
+			return entryErr(f.Name, ErrLimit, "the archive declares more than %d bytes unpacked (the total limit)", max)
+		}
+	}
+	return nil
 }
 
 type seenEntry struct {

@@ -9,8 +9,10 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"hash/crc32"
 	"io"
 	"io/fs"
+	"sync"
 	"time"
 )
 
@@ -118,6 +120,10 @@ func Zip(entries []Entry) []byte {
 			m |= fs.ModeNamedPipe
 		}
 		h.SetMode(m)
+		if e.Zeros > 0 {
+			writeZipZeros(zw, h, e.Zeros)
+			continue
+		}
 		w, err := zw.CreateHeader(h)
 		if err != nil {
 			panic(err)
@@ -145,15 +151,101 @@ func Tar(entries []Entry) []byte {
 	return buf.Bytes()
 }
 
-// TarGz builds a gzip-compressed tar archive.
+// TarGz builds a gzip-compressed tar archive. Runs of zeros are written as
+// one gzip member per MiB, made once and repeated, so that a 1 GiB file
+// costs milliseconds (gzip readers join members into one stream).
 func TarGz(entries []Entry) []byte {
-	var buf bytes.Buffer
-	gw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	writeTar(gw, entries)
-	if err := gw.Close(); err != nil {
+	var out bytes.Buffer
+	sw := &zeroSplitter{out: &out}
+	writeTar(sw, entries)
+	sw.flushPending()
+	return out.Bytes()
+}
+
+// zeroSplitter gzips what it is given, except that whole MiBs of zeros
+// become copies of one prepared gzip member.
+type zeroSplitter struct {
+	out     *bytes.Buffer
+	pending bytes.Buffer
+}
+
+var zeroMiB = make([]byte, 1<<20)
+
+func (z *zeroSplitter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if len(p) >= len(zeroMiB) && bytes.Equal(p[:len(zeroMiB)], zeroMiB) {
+			z.flushPending()
+			z.out.Write(zeroGzipMember())
+			p = p[len(zeroMiB):]
+			continue
+		}
+		k := min(len(p), len(zeroMiB))
+		z.pending.Write(p[:k])
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (z *zeroSplitter) flushPending() {
+	if z.pending.Len() == 0 {
+		return
+	}
+	gw, _ := gzip.NewWriterLevel(z.out, gzip.BestSpeed)
+	gw.Write(z.pending.Bytes())
+	gw.Close()
+	z.pending.Reset()
+}
+
+var (
+	zeroOnce   sync.Once
+	zeroMember []byte
+	zeroFlate  []byte
+)
+
+func prepareZeros() {
+	var g bytes.Buffer
+	gw, _ := gzip.NewWriterLevel(&g, gzip.BestCompression)
+	gw.Write(zeroMiB)
+	gw.Close()
+	zeroMember = g.Bytes()
+	// A raw deflate stream of one MiB of zeros, ended by a sync flush: a
+	// run of non-final blocks that refers to nothing before it, so copies
+	// of it can follow one another.
+	var f bytes.Buffer
+	fw, _ := flate.NewWriter(&f, flate.BestCompression)
+	fw.Write(zeroMiB)
+	fw.Flush()
+	zeroFlate = f.Bytes()
+}
+
+func zeroGzipMember() []byte {
+	zeroOnce.Do(prepareZeros)
+	return zeroMember
+}
+
+// writeZipZeros writes an entry of n zero bytes (n a multiple of 1 MiB, or
+// else rounded up) from repeated deflate blocks.
+func writeZipZeros(zw *zip.Writer, h *zip.FileHeader, n int64) {
+	zeroOnce.Do(prepareZeros)
+	mibs := (n + int64(len(zeroMiB)) - 1) / int64(len(zeroMiB))
+	crc := uint32(0)
+	for range mibs {
+		crc = crc32.Update(crc, crc32.IEEETable, zeroMiB)
+	}
+	final := []byte{0x03, 0x00} // an empty final block with fixed codes
+	h.Method = zip.Deflate
+	h.CRC32 = crc
+	h.UncompressedSize64 = uint64(mibs) * uint64(len(zeroMiB))
+	h.CompressedSize64 = uint64(mibs)*uint64(len(zeroFlate)) + uint64(len(final))
+	w, err := zw.CreateRaw(h)
+	if err != nil {
 		panic(err)
 	}
-	return buf.Bytes()
+	for range mibs {
+		w.Write(zeroFlate)
+	}
+	w.Write(final)
 }
 
 func writeTar(w io.Writer, entries []Entry) {

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/install"
+)
+
+type uninstallOptions struct {
+	IO      *iostreams.IOStreams
+	JSON    bool
+	Quiet   bool
+	Targets install.TargetOptions
+	Names   []string
+	Force   bool
+	DryRun  bool
+}
+
+func init() { register(func(f *Factory) *cobra.Command { return newUninstallCmd(f, nil) }) }
+
+func newUninstallCmd(f *Factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
+	opts := &uninstallOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "uninstall <name>... [--scope {user|project}] [--dir <dir>] [--force] [--dry-run]",
+		Short: "Remove skills that skillctl installed",
+		Long: `Remove each named skill from the target folders (--dir, else the skills
+folder of --scope for each --agent, as for install).
+
+Only skills recorded in the target's lock file (.skillctl-lock.json) are
+removed; --force also removes a folder skillctl did not install. Each folder
+is first renamed into a staging folder, the lock file rewritten, then the
+folder deleted, under the target's file lock: an interrupted uninstall is
+finished by the next install or uninstall. Nothing is removed unless every
+name can be.
+
+EXIT STATUS
+  0  removed (or, with --dry-run, would remove)
+  1  a named folder was not installed by skillctl (use --force), or removal failed
+  2  bad flags or arguments
+  3  a name is not installed in any target folder`,
+		Example: `  skillctl uninstall pdf
+  skillctl uninstall pdf csv-report --scope project
+  skillctl uninstall hand-made --dir ./skills --force`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Names = args
+			opts.JSON = f.Global.JSON
+			opts.Quiet = f.Global.Quiet
+			if opts.Targets.Scope != install.ScopeUser && opts.Targets.Scope != install.ScopeProject {
+				return FlagErrorf("--scope must be user or project, not %q", opts.Targets.Scope)
+			}
+			if opts.Targets.Dir != "" && cmd.Flags().Changed("scope") {
+				return FlagErrorf("--dir and --scope cannot be used together")
+			}
+			if err := resolveTargets(f, &opts.Targets); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return uninstallRun(cmd.Context(), opts)
+		},
+	}
+	addTargetFlags(cmd, &opts.Targets)
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "also remove folders skillctl did not install")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be removed, change nothing")
+	return cmd
+}
+
+func uninstallRun(ctx context.Context, opts *uninstallOptions) error {
+	roots, err := install.TargetRoots(opts.Targets)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	out, err := install.NewUninstaller(install.UninstallOptions{Names: opts.Names, Roots: roots, Force: opts.Force, DryRun: opts.DryRun}).Run(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, out)
+	}
+	tty := opts.IO.IsStdoutTTY()
+	t := &render.Table{Header: []string{"NAME", "STATUS", "PATH"}, Width: opts.IO.TerminalWidth()}
+	for _, r := range out {
+		t.Rows = append(t.Rows, []string{r.Name, r.Status, r.Path})
+	}
+	return t.Print(opts.IO.Out, tty, render.ForStdout(opts.IO))
+}

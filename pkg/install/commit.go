@@ -1,0 +1,242 @@
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The journal records, before anything in the target changes, what a
+// commit is about to do, so that Recover can finish or undo it.
+const journalName = "journal.json"
+
+type journalOp struct {
+	Op   string `json:"op"` // install or uninstall
+	Name string `json:"name"`
+	// Staged is the new skill folder inside the staging folder (install).
+	Staged string     `json:"staged,omitempty"`
+	Entry  *LockEntry `json:"entry,omitempty"`
+}
+
+type journal struct {
+	Ops []journalOp `json:"ops"`
+}
+
+// errCrash, returned by a test fault, stops a commit on the spot as a
+// killed process would: no rollback, no cleanup.
+var errCrash = errors.New("simulated crash")
+
+func (in *Installer) step(name string) error {
+	if in.fault == nil {
+		return nil
+	}
+	return in.fault(name)
+}
+
+// commit moves the staged skills into root and rewrites the lock file. Any
+// failure after the journal is written is finished or undone by Recover
+// before commit returns.
+func (in *Installer) commit(root, staging string, cands []*candidate) (err error) {
+	j := journal{}
+	for _, c := range cands {
+		rel, _ := filepath.Rel(staging, c.dir)
+		e := c.entry
+		j.Ops = append(j.Ops, journalOp{Op: "install", Name: c.name, Staged: filepath.ToSlash(rel), Entry: &e})
+	}
+	return runJournal(root, staging, j, in.step)
+}
+
+// runJournal applies a journal to root: write it, swap each skill, write
+// the lock, clean up. On failure it recovers; on a simulated crash it stops.
+func runJournal(root, staging string, j journal, step func(string) error) (err error) {
+	defer func() {
+		if err == nil || errors.Is(err, errCrash) {
+			return
+		}
+		if rerr := recoverStaging(root, staging); rerr != nil {
+			err = fmt.Errorf("%w; recovering: %v", err, rerr)
+		}
+	}()
+	if err := step("staged"); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(staging, journalName), data); err != nil {
+		return err
+	}
+	if err := step("journal"); err != nil {
+		return err
+	}
+	for _, op := range j.Ops {
+		dest := filepath.Join(root, op.Name)
+		switch op.Op {
+		case "install":
+			if err := swapIn(filepath.Join(staging, filepath.FromSlash(op.Staged)), dest, filepath.Join(staging, "old", op.Name), func() error { return step("aside:" + op.Name) }); err != nil {
+				return fmt.Errorf("move %s into place: %w", op.Name, err)
+			}
+			if err := step("swapped:" + op.Name); err != nil {
+				return err
+			}
+		case "uninstall":
+			if err := os.MkdirAll(filepath.Join(staging, "old"), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(dest, filepath.Join(staging, "old", op.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", dest, err)
+			}
+			if err := step("removed:" + op.Name); err != nil {
+				return err
+			}
+		}
+	}
+	syncDir(root)
+	lock, err := ReadLock(root)
+	if err != nil {
+		return err
+	}
+	applyJournal(lock, j.Ops)
+	if err := writeLock(root, lock); err != nil {
+		return err
+	}
+	if err := step("lock"); err != nil {
+		return err
+	}
+	// Done: the old skills and the journal go. Remove the journal first so
+	// that a crash while deleting leaves nothing to replay.
+	if err := os.Remove(filepath.Join(staging, journalName)); err != nil {
+		return err
+	}
+	if err := step("journal-removed"); err != nil {
+		return err
+	}
+	return os.RemoveAll(staging)
+}
+
+func applyJournal(lock *Lock, ops []journalOp) {
+	for _, op := range ops {
+		switch op.Op {
+		case "install":
+			lock.Skills[op.Name] = *op.Entry
+		case "uninstall":
+			delete(lock.Skills, op.Name)
+		}
+	}
+}
+
+// swapIn puts the folder staged at dest. An existing dest is exchanged
+// atomically where the system can (Linux, macOS); elsewhere it is first
+// moved to aside, and Recover puts it back if the second rename never happens.
+func swapIn(staged, dest, aside string, step func() error) error {
+	if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(staged, dest)
+	}
+	err := exchangeFn(staged, dest)
+	if err == nil || !errors.Is(err, errNoExchange) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(aside), 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(dest, aside); err != nil {
+		return err
+	}
+	if err := step(); err != nil {
+		return err
+	}
+	return os.Rename(staged, dest)
+}
+
+// Recover finishes or undoes whatever an interrupted install or uninstall
+// left in root, and removes stale staging folders. Callers hold root's file
+// lock; Run and Uninstall call it first thing.
+func Recover(root string) error {
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), stagingPrefix) {
+			if err := recoverStaging(root, filepath.Join(root, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recoverStaging looks at one staging folder's journal. For each install:
+// when the target holds the new tree, the lock gets its entry; when the old
+// folder was moved aside and nothing replaced it, it goes back. For each
+// uninstall: when the folder is gone, the lock loses its entry. Then the
+// staging folder is deleted.
+func recoverStaging(root, staging string) error {
+	data, err := os.ReadFile(filepath.Join(staging, journalName))
+	if err != nil {
+		// No journal: the commit never started (or had finished); the target
+		// was not touched by this folder.
+		return removeStaging(staging)
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return removeStaging(staging) // a journal is renamed into place whole; a torn one was never used
+	}
+	lock, err := ReadLock(root)
+	if err != nil {
+		return err
+	}
+	var done []journalOp
+	for _, op := range j.Ops {
+		dest := filepath.Join(root, op.Name)
+		_, statErr := os.Lstat(dest)
+		exists := statErr == nil
+		switch op.Op {
+		case "install":
+			if op.Entry == nil {
+				continue
+			}
+			if exists {
+				if tree, err := TreeSHA256(dest); err == nil && tree == op.Entry.TreeSha256 {
+					done = append(done, op)
+				}
+				continue
+			}
+			aside := filepath.Join(staging, "old", op.Name)
+			if _, err := os.Lstat(aside); err == nil {
+				if err := os.Rename(aside, dest); err != nil {
+					return fmt.Errorf("restore %s: %w", dest, err)
+				}
+			}
+		case "uninstall":
+			if !exists {
+				done = append(done, op)
+			}
+		}
+	}
+	if len(done) > 0 {
+		applyJournal(lock, done)
+		if err := writeLock(root, lock); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(filepath.Join(staging, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return removeStaging(staging)
+}
+
+func removeStaging(staging string) error {
+	if err := os.RemoveAll(staging); err != nil {
+		return fmt.Errorf("remove stale staging folder %s: %w", staging, err)
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package install_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/skillctl/skillctl/pkg/install"
+)
+
+// corpusDir is ../shared/corpus from the repository top, or $SKILLCTL_CORPUS.
+func corpusDir(t *testing.T) string {
+	dir := os.Getenv("SKILLCTL_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Skipf("no corpus of real skills at %s (set SKILLCTL_CORPUS)", dir)
+	}
+	return dir
+}
+
+// TestCorpus installs every archive of the corpus: each is installed when
+// the default profile accepts every skill in it, and refused with the
+// validation findings otherwise.
+func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs every archive of the corpus")
+	}
+	dir := corpusDir(t)
+	var archives []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			l := strings.ToLower(p)
+			if strings.HasSuffix(l, ".zip") || strings.HasSuffix(l, ".skill") || strings.HasSuffix(l, ".tar.gz") || strings.HasSuffix(l, ".tgz") {
+				archives = append(archives, p)
+			}
+		}
+		return err
+	}))
+	sort.Strings(archives)
+	// Four workers, each with its own target root, so that the fsyncs of
+	// one install overlap the unpacking of another.
+	const workers = 4
+	roots := make([]string, workers)
+	type outcome struct {
+		archive string
+		skills  int
+		err     error
+	}
+	results := make([]outcome, len(archives))
+	var wg sync.WaitGroup
+	for w := range workers {
+		roots[w] = filepath.Join(t.TempDir(), "skills")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(archives); i += workers {
+				res, err := install.New(install.Options{Sources: []string{archives[i]}, Roots: []string{roots[w]}, Force: true}).Run(context.Background())
+				results[i] = outcome{archive: archives[i], err: err}
+				if err == nil {
+					results[i].skills = len(res.Skills)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	installed, refused := 0, 0
+	rules := map[string]int{}
+	for _, r := range results {
+		if r.err == nil {
+			installed += r.skills
+			continue
+		}
+		refused++
+		var ie *install.InvalidError
+		if assert.True(t, errors.As(r.err, &ie), "%s is refused for its validation findings only: %v", r.archive, r.err) {
+			for _, f := range ie.Findings {
+				if f.Severity == "error" {
+					rules[f.Rule]++
+				}
+			}
+		}
+	}
+	for _, root := range roots {
+		requireLockMatchesDisk(t, root)
+		assert.Empty(t, stagingLeft(t, root))
+	}
+	t.Logf("corpus: %d archives, %d skills installed, %d archives refused; error rules: %v", len(archives), installed, refused, rules)
+}

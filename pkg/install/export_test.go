@@ -1,0 +1,18 @@
+package install
+
+// SetFault makes the installer call f at each commit step; returning
+// ErrCrash stops there as a killed process would.
+func (in *Installer) SetFault(f func(step string) error) { in.fault = f }
+
+// SetFault is the same for uninstalls.
+func (u *Uninstaller) SetFault(f func(step string) error) { u.fault = f }
+
+// ErrCrash is the simulated crash.
+var ErrCrash = errCrash
+
+// NoExchange forces the two-rename swap used where no atomic exchange exists.
+func NoExchange() func() {
+	old := exchangeFn
+	exchangeFn = func(a, b string) error { return errNoExchange }
+	return func() { exchangeFn = old }
+}

@@ -1,0 +1,166 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+// Names of skillctl's own files in a target root. Names starting with a dot
+// are never taken for skills by discovery.
+const (
+	LockFileName   = ".skillctl-lock.json"
+	stagingPrefix  = ".skillctl-staging-"
+	lockFileFormat = 1
+)
+
+// Source kinds.
+const (
+	KindArchive = "archive"
+	KindFolder  = "folder"
+	KindURL     = "url"
+)
+
+// SourceRef says where an installed skill came from.
+type SourceRef struct {
+	Kind     string `json:"kind"`
+	Location string `json:"location"`
+	// SHA256 is the archive's digest (empty for folders).
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// LockEntry is what the lock file records for one installed skill (SPEC §6).
+type LockEntry struct {
+	// Version is the install time, YYYYMMDD-HHmmss UTC.
+	Version string `json:"version"`
+	// DeclaredVersion is the skill's own version field, if any.
+	DeclaredVersion string              `json:"declaredVersion"`
+	Source          SourceRef           `json:"source"`
+	InstalledAt     string              `json:"installedAt"`
+	SkillMdSha256   string              `json:"skillMdSha256"`
+	TreeSha256      string              `json:"treeSha256"`
+	FileInventory   skill.FileInventory `json:"fileInventory"`
+}
+
+// Lock is the lock file of one target root.
+type Lock struct {
+	LockfileVersion int                  `json:"lockfileVersion"`
+	Skills          map[string]LockEntry `json:"skills"`
+}
+
+// ReadLock reads root's lock file; a missing file is an empty lock.
+func ReadLock(root string) (*Lock, error) {
+	p := filepath.Join(root, LockFileName)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Lock{LockfileVersion: lockFileFormat, Skills: map[string]LockEntry{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l Lock
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("%s: not a valid lock file (%v); fix it or move it away, then run the command again", p, err)
+	}
+	if l.LockfileVersion > lockFileFormat {
+		return nil, fmt.Errorf("%s: lock file format %d is newer than this skillctl understands (%d); upgrade skillctl", p, l.LockfileVersion, lockFileFormat)
+	}
+	l.LockfileVersion = lockFileFormat
+	if l.Skills == nil {
+		l.Skills = map[string]LockEntry{}
+	}
+	return &l, nil
+}
+
+// writeLock replaces root's lock file atomically (temp file, fsync, rename).
+func writeLock(root string, l *Lock) error {
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(root, LockFileName), append(data, '\n'))
+}
+
+func writeFileAtomic(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	syncDir(filepath.Dir(p))
+	return nil
+}
+
+// syncDir flushes a folder's entries (renames) to disk where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// rootLock is the held file lock of a target root.
+type rootLock struct{ f *os.File }
+
+// lockRoot creates root if needed and takes its file lock, waiting until
+// the context ends.
+func lockRoot(ctx context.Context, root string) (*rootLock, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", root, err)
+	}
+	f, err := openLockTarget(root)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", root, err)
+	}
+	wait := 10 * time.Millisecond
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", root, err)
+		}
+		if ok {
+			return &rootLock{f: f}, nil
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		if wait < 200*time.Millisecond {
+			wait *= 2
+		}
+	}
+}
+
+func (l *rootLock) release() {
+	_ = unlock(l.f)
+	l.f.Close()
+}

@@ -1,0 +1,199 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillctl/skillctl/pkg/archive"
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+// Download defaults.
+const (
+	DefaultDownloadTimeout = 5 * time.Minute
+	DefaultMaxDownload     = 512 << 20
+	maxRedirects           = 5
+)
+
+// ErrChecksum: the source's sha256 is not the one asked for.
+var ErrChecksum = errors.New("sha256 mismatch")
+
+// source is one SOURCE argument made ready to stage.
+type source struct {
+	arg      string
+	kind     string
+	path     string // archive file or folder on disk (a temp file for URLs)
+	location string // what the lock file records
+	sha256   string
+	format   archive.Format
+	temp     string // removed when done
+}
+
+func (s *source) cleanup() {
+	if s.temp != "" {
+		os.Remove(s.temp)
+	}
+}
+
+func isURL(arg string) bool {
+	l := strings.ToLower(arg)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// openSource identifies arg: an http(s) URL (downloaded), a folder, or an
+// archive file recognised by its content.
+func (in *Installer) openSource(ctx context.Context, arg string) (*source, error) {
+	if isURL(arg) {
+		return in.download(ctx, arg)
+	}
+	p := arg
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(in.Cwd, p)
+	}
+	p = filepath.Clean(p)
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file or folder: %w", arg, skill.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		if in.SHA256 != "" {
+			return nil, fmt.Errorf("%s: --sha256 checks an archive or a download, not a folder", arg)
+		}
+		return &source{arg: arg, kind: KindFolder, path: p, location: p}, nil
+	}
+	s := &source{arg: arg, kind: KindArchive, path: p, location: p}
+	if err := s.identifyAndHash(ctx, in.SHA256); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// identifyAndHash checks the content is an accepted archive and its sha256
+// is the one asked for, before anything is unpacked.
+func (s *source) identifyAndHash(ctx context.Context, want string) error {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	format, err := archive.Identify(ctx, f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.arg, err)
+	}
+	s.format = format
+	if s.sha256 == "" {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return fmt.Errorf("%s: %w", s.arg, err)
+		}
+		s.sha256 = hex.EncodeToString(h.Sum(nil))
+	}
+	if want != "" && !strings.EqualFold(want, s.sha256) {
+		return fmt.Errorf("%s: %w: the archive's sha256 is %s, --sha256 asked for %s; nothing was installed", s.arg, ErrChecksum, s.sha256, strings.ToLower(want))
+	}
+	return nil
+}
+
+// download streams a URL to a temp file, capped in size and time, with at
+// most a few redirects, hashing it on the way.
+func (in *Installer) download(ctx context.Context, raw string) (*source, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%s: not a valid URL", raw)
+	}
+	location := *u
+	location.User = nil // never write credentials to the lock file
+	client := in.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	c := *client
+	if c.Timeout == 0 {
+		c.Timeout = in.DownloadTimeout
+		if c.Timeout == 0 {
+			c.Timeout = DefaultDownloadTimeout
+		}
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > maxRedirects {
+			return fmt.Errorf("more than %d redirects", maxRedirects)
+		}
+		if req.URL.Scheme != "https" && req.URL.Scheme != "http" {
+			return fmt.Errorf("redirect to %s is not http(s)", req.URL.Scheme)
+		}
+		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("redirect from https to %s refused", req.URL)
+		}
+		return nil
+	}
+	max := in.MaxDownloadBytes
+	if max == 0 {
+		max = DefaultMaxDownload
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", location.String(), err)
+	}
+	req.Header.Set("User-Agent", "skillctl")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download %s: %w", location.String(), describeNetError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download %s: server answered %s", location.String(), resp.Status)
+	}
+	if max > 0 && resp.ContentLength > max {
+		return nil, fmt.Errorf("download %s: %w: %d bytes, more than the download limit of %d (raise it with --max-download)", location.String(), archive.ErrLimit, resp.ContentLength, max)
+	}
+	f, err := os.CreateTemp("", "skillctl-download-*")
+	if err != nil {
+		return nil, err
+	}
+	s := &source{arg: location.String(), kind: KindURL, path: f.Name(), location: location.String(), temp: f.Name()}
+	h := sha256.New()
+	var body io.Reader = resp.Body
+	if max > 0 {
+		body = io.LimitReader(resp.Body, max+1)
+	}
+	n, err := io.Copy(io.MultiWriter(f, h), body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.cleanup()
+		return nil, fmt.Errorf("download %s: %w", location.String(), describeNetError(err))
+	}
+	if max > 0 && n > max {
+		s.cleanup()
+		return nil, fmt.Errorf("download %s: %w: more than the download limit of %d bytes (raise it with --max-download)", location.String(), archive.ErrLimit, max)
+	}
+	s.sha256 = hex.EncodeToString(h.Sum(nil))
+	if err := s.identifyAndHash(ctx, in.SHA256); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	return s, nil
+}
+
+func describeNetError(err error) error {
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("timed out (%v)", err)
+	}
+	return err
+}

@@ -1,0 +1,148 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+// UninstallOptions configure an uninstall.
+type UninstallOptions struct {
+	Names []string
+	Roots []string
+	// Force removes skills the lock file does not record.
+	Force bool
+	// DryRun reports what would be removed and changes nothing.
+	DryRun bool
+}
+
+// Uninstaller removes installed skills.
+type Uninstaller struct {
+	UninstallOptions
+	fault func(step string) error
+}
+
+// NewUninstaller returns an uninstaller.
+func NewUninstaller(opts UninstallOptions) *Uninstaller { return &Uninstaller{UninstallOptions: opts} }
+
+// Removed is one skill removed from one root.
+type Removed struct {
+	Name   string `json:"name"`
+	Target string `json:"target"`
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	// Managed is false for a folder removed with --force that the lock did not record.
+	Managed bool `json:"managed"`
+}
+
+// Run removes each name from every root that has it: the folder is renamed
+// into a staging folder, the lock rewritten, then the folder deleted. A
+// name found in no root is ErrNotFound; a folder the lock does not record
+// is refused unless Force. Nothing is removed unless every name passes.
+func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
+	if len(u.Names) == 0 {
+		return nil, errors.New("name the skills to uninstall")
+	}
+	for _, n := range u.Names {
+		if err := checkName(n); err != nil {
+			return nil, err
+		}
+	}
+	roots := uniqueRoots(u.Roots)
+	type plan struct {
+		root string
+		ops  []journalOp
+		out  []Removed
+	}
+	var plans []*plan
+	var locks []*rootLock
+	defer func() {
+		for _, l := range locks {
+			l.release()
+		}
+	}()
+	found := map[string]bool{}
+	for _, root := range roots {
+		if _, err := os.Stat(root); err != nil {
+			continue
+		}
+		if !u.DryRun {
+			l, err := lockRoot(ctx, root)
+			if err != nil {
+				return nil, err
+			}
+			locks = append(locks, l)
+			if err := Recover(root); err != nil {
+				return nil, err
+			}
+		}
+		lock, err := ReadLock(root)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{root: root}
+		for _, name := range u.Names {
+			dest := filepath.Join(root, name)
+			_, statErr := os.Lstat(dest)
+			_, managed := lock.Skills[name]
+			if statErr != nil && !managed {
+				continue
+			}
+			found[name] = true
+			if !managed && !u.Force {
+				return nil, fmt.Errorf("%s was not installed by skillctl (%s has no entry for it); use --force to remove it anyway: %w", dest, LockFileName, ErrConflict)
+			}
+			status := StatusUninstalled
+			if u.DryRun {
+				status = StatusWouldUninstal
+			}
+			p.ops = append(p.ops, journalOp{Op: "uninstall", Name: name})
+			p.out = append(p.out, Removed{Name: name, Target: root, Path: dest, Status: status, Managed: managed})
+		}
+		plans = append(plans, p)
+	}
+	var missing []string
+	for _, n := range u.Names {
+		if !found[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("not installed in %s: %s: %w", strings.Join(roots, ", "), strings.Join(missing, ", "), skill.ErrNotFound)
+	}
+	var out []Removed
+	for _, p := range plans {
+		if len(p.ops) == 0 {
+			continue
+		}
+		if !u.DryRun {
+			staging, err := newStaging(p.root)
+			if err != nil {
+				return out, err
+			}
+			step := func(s string) error {
+				if u.fault != nil {
+					return u.fault(s)
+				}
+				return nil
+			}
+			if err := runJournal(p.root, staging, journal{Ops: p.ops}, step); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, p.out...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Target < out[j].Target
+	})
+	return out, nil
+}
