@@ -402,7 +402,8 @@ func limitHint(err error) string {
 
 // prepare validates the skill and fills in its lock entry.
 func (c *candidate) prepare(now time.Time) error {
-	c.res = validate.Dir(c.dir, validate.Options{Profile: validate.ProfileDefault})
+	// Validated under the folder name it will be installed as.
+	c.res = validate.Dir(c.dir, validate.Options{Profile: validate.ProfileDefault, DirName: c.name})
 	if c.res.HasErrors() {
 		fs := make([]validate.Finding, len(c.res.Findings))
 		for i, f := range c.res.Findings {

@@ -54,7 +54,7 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 			name = ""
 		}
 		if sk, err := skill.Load(dir, skill.LoadOptions{DropBody: true}); err == nil {
-			if _, ok := sk.Frontmatter["name"]; ok {
+			if sk.NameDeclared {
 				name = sk.Name
 			}
 		}

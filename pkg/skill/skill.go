@@ -62,6 +62,8 @@ var ExecutionFields = []string{"mode", "entrypoint", "timeout", "permissions", "
 type Skill struct {
 	// Name is the frontmatter name (trimmed), else the folder name.
 	Name string
+	// NameDeclared is true when the frontmatter gives a non-empty name.
+	NameDeclared bool
 	// ID is <source>:<name>, or <plugin>:<name> for plugin skills.
 	ID string
 	// Source is the discovery tier (user, project, env, path, plugin), or "path"
@@ -343,6 +345,7 @@ func (s *Skill) fill(doc *Document, frontmatter bool) {
 		}
 	}
 	s.Name = strings.TrimSpace(scalarText(doc.Field("name")))
+	s.NameDeclared = s.Name != ""
 	s.Description = scalarText(doc.Field("description"))
 	s.License = scalarText(doc.Field("license"))
 	s.Compatibility = scalarText(doc.Field("compatibility"))

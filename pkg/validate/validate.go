@@ -50,6 +50,10 @@ type Finding struct {
 type Options struct {
 	// Profile is default, spec, claude-code or anthropic-api ("" is default).
 	Profile string
+	// DirName, when set, is the folder name the name rules compare with
+	// instead of the folder's own (install validates skills in staging
+	// folders, under the name they will be installed as).
+	DirName string
 }
 
 // Result is the validation of one skill folder.
@@ -101,7 +105,11 @@ func Dir(dir string, opts Options) *Result {
 		}
 		dir, abs = filepath.Dir(dir), filepath.Dir(abs)
 	}
-	return validateTarget(osTarget(dir, abs, nil), pt)
+	t := osTarget(dir, abs, nil)
+	if opts.DirName != "" {
+		t.dirName = opts.DirName
+	}
+	return validateTarget(t, pt)
 }
 
 func notASkill(pt *profileTable, display string) *Result {
