@@ -44,11 +44,12 @@ func (c *capBuffer) String() string {
 // script: what the sandbox tool itself prints when it fails is its error
 // message, not the skill's output.
 type gate struct {
-	mu    sync.Mutex
-	open  bool
-	shut  bool
-	held  []heldWrite
-	bytes int
+	mu       sync.Mutex
+	resolved *sync.Cond
+	open     bool
+	shut     bool
+	held     []heldWrite
+	bytes    int
 }
 
 type heldWrite struct {
@@ -66,6 +67,13 @@ func (g *gate) release() {
 		h.s.deliver(h.b)
 	}
 	g.held, g.open = nil, true
+	g.wake()
+}
+
+func (g *gate) wake() {
+	if g.resolved != nil {
+		g.resolved.Broadcast()
+	}
 }
 
 // discard drops the held output and returns it (the setup error message).
@@ -77,6 +85,7 @@ func (g *gate) discard() string {
 		msg = append(msg, h.b...)
 	}
 	g.held, g.shut = nil, true
+	g.wake()
 	return string(msg)
 }
 
@@ -94,20 +103,25 @@ func newStream(g *gate, pass io.Writer) *stream {
 }
 
 // Write never fails. Writes are delivered under the gate's lock so that the
-// two streams and the release of held output never interleave.
+// two streams and the release of held output never interleave. Before the
+// gate is resolved, up to gateHoldMax bytes are held; beyond that the write
+// waits for the (imminent) verdict rather than lose output.
 func (s *stream) Write(p []byte) (int, error) {
 	g := s.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	switch {
-	case g.shut:
-	case !g.open:
-		if g.bytes < gateHoldMax {
-			b := append([]byte(nil), p[:min(len(p), gateHoldMax-g.bytes)]...)
-			g.held = append(g.held, heldWrite{s, b})
-			g.bytes += len(b)
+	for !g.open && !g.shut {
+		if g.bytes+len(p) <= gateHoldMax {
+			g.held = append(g.held, heldWrite{s, append([]byte(nil), p...)})
+			g.bytes += len(p)
+			return len(p), nil
 		}
-	default:
+		if g.resolved == nil {
+			g.resolved = sync.NewCond(&g.mu)
+		}
+		g.resolved.Wait()
+	}
+	if g.open {
 		s.deliver(p)
 	}
 	return len(p), nil

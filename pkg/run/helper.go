@@ -28,6 +28,8 @@ type helperSpec struct {
 	MountProc bool `json:"mountProc,omitempty"`
 	// Subreaper keeps orphaned descendants below the helper.
 	Subreaper bool `json:"subreaper,omitempty"`
+	// DropEnv are variables the sandbox tool added that the script must not see.
+	DropEnv []string `json:"dropEnv,omitempty"`
 	// DropCaps empties the capability sets the script can get.
 	DropCaps bool `json:"dropCaps,omitempty"`
 }

@@ -28,6 +28,7 @@ func HelperMain(args []string) int {
 	// Capabilities and the bounding set are per thread: drop them and fork
 	// from the same one.
 	runtime.LockOSThread()
+	syscall.CloseOnExec(helperStatusFD) // the script must not inherit it
 	status := os.NewFile(helperStatusFD, "status")
 	report := func(st helperStatus) {
 		if status == nil {
@@ -77,6 +78,9 @@ func HelperMain(args []string) int {
 	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	for _, k := range spec.DropEnv {
+		os.Unsetenv(k)
+	}
 	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, &syscall.ProcAttr{
 		Dir: spec.Dir, Env: os.Environ(), Files: []uintptr{0, 1, 2}})
 	if err != nil {

@@ -113,7 +113,7 @@ func jsonErrorText(data []byte, err error) string {
 	var off int64 = -1
 	switch e := err.(type) {
 	case *json.SyntaxError:
-		off = e.Offset
+		off = e.Offset - 1 // the offset is just past the offending byte
 	case *json.UnmarshalTypeError:
 		off = e.Offset
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -437,14 +438,16 @@ func (c *control) finished() {
 	}
 }
 
+// readStatus reads the helper's one status line; EOF without one means the
+// helper never got to run (the sandbox tool failed before it).
 func readStatus(f *os.File) helperStatus {
-	data, _ := io.ReadAll(io.LimitReader(f, 64<<10))
+	data, _ := bufio.NewReader(io.LimitReader(f, 64<<10)).ReadString('\n')
 	var st helperStatus
-	if len(strings.TrimSpace(string(data))) == 0 {
+	if strings.TrimSpace(data) == "" {
 		return st
 	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		st.Error = "unreadable helper status: " + firstLine(string(data))
+	if err := json.Unmarshal([]byte(data), &st); err != nil {
+		st.Error = "unreadable helper status: " + firstLine(data)
 	}
 	return st
 }

@@ -146,6 +146,9 @@ func (bwrapTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 	}
 	spec := helperSpecFor(p)
 	spec.Landlock = landlockTry // a second wall where the kernel has it
+	if !hasEnv(p.env, "PWD") {
+		spec.DropEnv = []string{"PWD"} // bwrap sets it
+	}
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
@@ -194,6 +197,15 @@ func (bwrapTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	return l, nil
+}
+
+func hasEnv(env []string, k string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, k+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // --- namespaces ---
