@@ -126,7 +126,3 @@ func causeOf(err error) string {
 	}
 	return "error"
 }
-
-func asExitCoder(err error, target *interface{ ExitCode() int }) bool {
-	return errors.As(err, target)
-}

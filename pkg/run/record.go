@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -133,12 +134,10 @@ func (r *Record) attach(rep *Report) {
 	}
 }
 
+// exitCodeOf is the exit code an error carries (1 when it carries none).
 func exitCodeOf(err error) int {
-	if ec, ok := err.(interface{ ExitCode() int }); ok {
-		return ec.ExitCode()
-	}
 	var ec interface{ ExitCode() int }
-	if asExitCoder(err, &ec) {
+	if errors.As(err, &ec) {
 		return ec.ExitCode()
 	}
 	return 1
