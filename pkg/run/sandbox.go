@@ -189,9 +189,10 @@ func (o *Options) grants() (network bool, env []string) {
 
 // workdir is the script's working folder.
 type workdir struct {
-	path   string
-	fresh  bool                 // created for this run
-	before map[string]fileStamp // what a given workdir held before the run
+	path    string
+	fresh   bool                 // a temporary folder created for this run
+	created bool                 // --workdir did not exist before the run
+	before  map[string]fileStamp // what a given workdir held before the run
 }
 
 type fileStamp struct {
@@ -215,6 +216,7 @@ func (o *Options) prepareWorkdir(base, skillDir string) (*workdir, error) {
 	if !filepath.IsAbs(d) {
 		d = filepath.Join(o.Cwd, d)
 	}
+	_, statErr := os.Stat(d)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return nil, &InputError{Source: "--workdir " + o.Workdir, Msg: err.Error()}
 	}
@@ -223,10 +225,13 @@ func (o *Options) prepareWorkdir(base, skillDir string) (*workdir, error) {
 		return nil, &InputError{Source: "--workdir " + o.Workdir, Msg: err.Error()}
 	}
 	if within(real, skillDir) || within(skillDir, real) {
+		if errors.Is(statErr, fs.ErrNotExist) {
+			os.Remove(d)
+		}
 		return nil, &InputError{Source: "--workdir " + o.Workdir,
 			Msg: "the workdir and the skill folder " + skillDir + " must not contain one another (the skill folder stays read-only)"}
 	}
-	wd := &workdir{path: real, before: map[string]fileStamp{}}
+	wd := &workdir{path: real, before: map[string]fileStamp{}, created: errors.Is(statErr, fs.ErrNotExist)}
 	walkFiles(real, func(rel string, fi fs.FileInfo) { wd.before[rel] = fileStamp{fi.Size(), fi.ModTime()} })
 	return wd, nil
 }
@@ -259,9 +264,14 @@ func (w *workdir) finish() ([]string, *string) {
 	return files, &p
 }
 
+// cleanup undoes the workdir of a run that did not start: a fresh one is
+// removed, and so is a --workdir folder this run created (while still empty).
 func (w *workdir) cleanup() {
-	if w.fresh {
+	switch {
+	case w.fresh:
 		os.RemoveAll(w.path)
+	case w.created:
+		os.Remove(w.path)
 	}
 }
 

@@ -186,6 +186,7 @@ func testNetwork(t *testing.T, tier string) {
 func testFilesystem(t *testing.T, tier string) {
 	outside := t.TempDir()
 	home := t.TempDir()
+	t.Setenv("HOME", home) // the user's home, as skillctl sees it
 	require.NoError(t, os.WriteFile(filepath.Join(home, "secret.txt"), []byte("hunter2\n"), 0o600))
 	script := `
 try() { if eval "$2" 2>/dev/null; then echo "$1: allowed"; else echo "$1: denied"; fi; }
@@ -376,7 +377,7 @@ func TestUnavailableTierExits125(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := sandboxOptions(t, s, tt.tier)
 			o.Self = tt.self
-			o.Workdir = t.TempDir()
+			o.Workdir = filepath.Join(t.TempDir(), "new")
 			o.StateDir = t.TempDir()
 			rep, err := o.Run(context.Background())
 			var se *SandboxError
@@ -384,7 +385,7 @@ func TestUnavailableTierExits125(t *testing.T) {
 			assert.Equal(t, 125, se.ExitCode())
 			assert.Contains(t, err.Error(), tt.msg)
 			assert.Contains(t, err.Error(), "--isolation none")
-			assert.NoFileExists(t, filepath.Join(o.Workdir, "ran"), "nothing ran")
+			assert.NoDirExists(t, o.Workdir, "nothing ran, and the workdir it would have created is gone")
 			require.NotNil(t, rep.Failure)
 			assert.Equal(t, "SkillError", rep.Failure.Name)
 			assert.Equal(t, "sandbox", rep.Failure.Details.Cause)
