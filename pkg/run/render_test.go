@@ -1,0 +1,74 @@
+package run
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestRenderGolden renders every testdata/render/*.txtar (sections: body.md,
+// input.json, args one per line, allow-missing) and compares the output, or
+// the error, with the .golden file next to it.
+func TestRenderGolden(t *testing.T) {
+	cases, err := filepath.Glob("testdata/render/*.txtar")
+	require.NoError(t, err)
+	require.NotEmpty(t, cases)
+	for _, file := range cases {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			require.NoError(t, err)
+			rc := RenderContext{Cwd: "/work/project", SkillDir: "/skills/release-notes", SkillName: "release-notes",
+				Now: time.Date(2026, 5, 4, 12, 30, 45, 0, time.FixedZone("CEST", 2*3600))}
+			var body string
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "body.md":
+					body = string(f.Data)
+				case "input.json":
+					rc.Input, err = decodeObject(f.Data)
+					require.NoError(t, err)
+				case "args":
+					rc.Args = strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n")
+				case "allow-missing":
+					rc.AllowMissing = true
+				default:
+					t.Fatalf("%s: unknown section %s", file, f.Name)
+				}
+			}
+			out, err := Render(body, rc)
+			if err != nil {
+				var me *MissingInputError
+				require.True(t, errors.As(err, &me), "unexpected error type: %v", err)
+				assert.Equal(t, 2, me.ExitCode())
+				out = "ERROR: " + err.Error() + "\n"
+			}
+			golden := strings.TrimSuffix(file, ".txtar") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(out), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "run go test ./pkg/run -update to create it")
+			assert.Equal(t, string(want), out)
+		})
+	}
+}
+
+func TestRenderMissingListsEveryName(t *testing.T) {
+	_, err := Render("{{input.a}} {{input.b.c}} {{input.a}} {{system.nope}}", RenderContext{SkillName: "s"})
+	var me *MissingInputError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, []string{"a", "b.c"}, me.Missing)
+	assert.Equal(t, []string{"{{system.nope}}"}, me.Unknown)
+	assert.Contains(t, err.Error(), "--allow-missing")
+}
