@@ -34,6 +34,8 @@ cross:
 
 bench: build
 	$(GO) run ./internal/bench -skillctl $(BIN) -n $(BENCH_N) -runs $(BENCH_RUNS)
+	@echo "run: direct wall time and sandbox overhead per isolation tier (medians, ms)"
+	$(GO) test -run '^$$' -bench 'BenchmarkRun' -benchtime 30x ./pkg/run
 
 lint:
 	$(GO) vet ./...

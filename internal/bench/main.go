@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillctl/skillctl/internal/synth"
+	"github.com/skillctl/skillctl/pkg/install"
 )
 
 type sample struct {
@@ -137,6 +138,32 @@ func main() {
 			must(os.MkdirAll(skill, 0o755))
 			must(os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: echo-input\ndescription: Echoes its input.\nmetadata:\n  mode: direct\n---\nHello {{input.name}} at {{system.date}}.\n"), 0o644))
 			r.ours, _ = alternate(*runs*3, env, []string{*bin, "run", skill, "--mode", "direct", "--input", "name=bench"}, nil)
+		}
+		results = append(results, r)
+	}
+	if enabled("install") {
+		r := &result{name: "install of 100 skills (~20 MB)", budget: "≤ 1.5× unzip -q", maxRatio: 1.5}
+		_, unzipErr := exec.LookPath("unzip")
+		switch {
+		case !has("install"):
+			r.skipped = "this build has no install command"
+		case unzipErr != nil:
+			r.skipped = "unzip is not installed"
+		default:
+			archivePath := filepath.Join(work, "bench.zip")
+			f, err := os.Create(archivePath)
+			must(err)
+			must(install.WriteBenchArchive(f, 100, 384<<10))
+			must(f.Close())
+			r.refName = "unzip"
+			for i := 0; i < *runs; i++ {
+				dst := filepath.Join(work, fmt.Sprintf("inst-%d", i))
+				r.ours = append(r.ours, runOnce(env, []string{*bin, "install", archivePath, "--dir", dst, "-q"}))
+				udst := filepath.Join(work, fmt.Sprintf("unzip-%d", i))
+				r.ref = append(r.ref, runOnce(env, []string{"unzip", "-q", archivePath, "-d", udst}))
+				_ = os.RemoveAll(dst)
+				_ = os.RemoveAll(udst)
+			}
 		}
 		results = append(results, r)
 	}
