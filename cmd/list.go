@@ -70,7 +70,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	var sums []skill.Summary
+	var entries []*skill.Entry
 	for _, e := range cat.Entries {
 		if opts.Source != "" && e.Source != opts.Source {
 			continue
@@ -78,11 +78,12 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		if !opts.All && (e.Skill == nil || e.ShadowedBy != "") {
 			continue
 		}
-		sums = append(sums, skill.SummaryOf(e))
+		entries = append(entries, e)
 	}
 	if opts.JSON {
-		if sums == nil {
-			sums = []skill.Summary{}
+		sums := make([]skill.Summary, len(entries))
+		for i, e := range entries {
+			sums[i] = skill.SummaryOf(e)
 		}
 		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 		if err := writeJSON(w, sums); err != nil {
@@ -91,7 +92,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		return w.Flush()
 	}
 	tty := opts.IO.IsStdoutTTY()
-	if len(sums) == 0 {
+	if len(entries) == 0 {
 		if tty {
 			fmt.Fprintln(opts.IO.ErrOut, "No skills found. Skills are folders holding a SKILL.md under ~/.claude/skills, .claude/skills, .agents/skills or a --path folder.")
 		}
@@ -106,29 +107,31 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	if opts.All {
 		header = append(header, "STATUS")
 	}
-	t := &render.Table{Header: header, Width: width, Truncate: map[int]bool{3: true}}
-	for _, s := range sums {
-		name := s.Name
-		if s.Plugin != "" {
-			name = s.ID
+	t := &render.Table{Header: header, Width: width, Truncate: map[int]bool{3: true}, Rows: make([][]string, 0, len(entries))}
+	cells := make([]string, 0, len(entries)*len(header))
+	for _, e := range entries {
+		start := len(cells)
+		mode, desc := "-", ""
+		if e.Skill != nil {
+			mode, desc = e.Skill.EffectiveMode(), e.Skill.Description
+		} else {
+			desc = skill.ErrorReason(e.Err)
 		}
-		mode := s.Mode
-		desc := s.Description
-		if s.Status == skill.StatusBroken {
-			mode, desc = "-", s.Error
-		}
-		row := []string{name, s.Source, mode, desc}
+		cells = append(cells, e.DisplayName(), e.Source, mode, desc)
 		if wide {
-			row = append(row, s.Path)
+			cells = append(cells, e.Dir)
 		}
 		if opts.All {
-			status := s.Status
-			if s.ShadowedBy != "" {
-				status = "shadowed by " + s.ShadowedBy
+			status := skill.StatusOK
+			switch {
+			case e.Skill == nil:
+				status = skill.StatusBroken
+			case e.ShadowedBy != "":
+				status = "shadowed by " + e.ShadowedBy
 			}
-			row = append(row, status)
+			cells = append(cells, status)
 		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, cells[start:len(cells):len(cells)])
 	}
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	if err := t.Print(w, tty, render.ForStdout(opts.IO)); err != nil {

@@ -85,6 +85,10 @@ type Document struct {
 	ClosingSuffix bool
 	// BodySummary is the summary of the body (see Summarize).
 	BodySummary string
+	// fields holds simple frontmatter read without building nodes (Root is
+	// then nil); only listings of many skills load skills that way.
+	fields     []fastField
+	fieldsPool *[]fastField
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -161,6 +165,19 @@ func parse(data []byte, file string, keepBody bool) (*Document, error) {
 		doc.BodySummary = Summarize(doc.Body, SummaryLength)
 	}
 
+	if !keepBody {
+		sp := fastFieldPool.Get().(*[]fastField)
+		if fields, ok := fastFields(doc.Frontmatter, *sp); ok {
+			*sp = fields
+			if err := checkDuplicateFields(fields, file); err != nil {
+				fastFieldPool.Put(sp)
+				return nil, err
+			}
+			doc.fields, doc.fieldsPool = fields, sp
+			return doc, nil
+		}
+		fastFieldPool.Put(sp)
+	}
 	root, diags, err := parseFrontmatterYAML(doc.Frontmatter, file)
 	if err != nil {
 		return nil, err
@@ -187,9 +204,8 @@ func isFenceLine(line []byte) bool {
 const frontmatterLineOffset = 1
 
 func parseFrontmatterYAML(src, file string) (*yaml.Node, []Diagnostic, error) {
-	if root, ok := fastFrontmatter(src); ok {
-		shiftLines(root, frontmatterLineOffset)
-		return root, nil, nil
+	if fields, ok := fastFields(src, nil); ok {
+		return fastNodes(fields, frontmatterLineOffset), nil, nil
 	}
 	node, err := decodeYAML(src)
 	if err == nil {
@@ -354,6 +370,38 @@ func checkDuplicateKeys(n *yaml.Node, file string) error {
 		}
 	}
 	return nil
+}
+
+func checkDuplicateFields(fields []fastField, file string) error {
+	dup := func(list []fastField, top bool) error {
+		for i := 0; i < len(list); i += step(list, i, top) {
+			for j := 0; j < i; j += step(list, j, top) {
+				if list[i].key == list[j].key {
+					return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: list[i].keyLine + frontmatterLineOffset,
+						Column: list[i].keyCol, Msg: fmt.Sprintf("key %q appears twice (first on line %d)", list[i].key,
+							list[j].keyLine+frontmatterLineOffset), Hint: "keep one of the two"}
+				}
+			}
+		}
+		return nil
+	}
+	if err := dup(fields, true); err != nil {
+		return err
+	}
+	var err error
+	topFields(fields, func(_ *fastField, children []fastField) bool {
+		err = dup(children, false)
+		return err == nil
+	})
+	return err
+}
+
+// step moves to the next field: over a top-level field's children, or by one.
+func step(list []fastField, i int, top bool) int {
+	if top {
+		return 1 + list[i].children
+	}
+	return 1
 }
 
 func lineOf(data []byte, off int) int {

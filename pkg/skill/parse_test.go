@@ -2,6 +2,7 @@ package skill
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -197,7 +198,21 @@ func FuzzFastFrontmatter(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		_, _ = Parse([]byte("---\n"+src+"\n---\nbody\n"), "SKILL.md")
+		data := []byte("---\n" + src + "\n---\nbody\n")
+		_, _ = Parse(data, "SKILL.md")
+		// Listings load without nodes; they must see the same skill.
+		full, errFull := FromBytes(data, "/x/s", "/x/s/SKILL.md", LoadOptions{})
+		light, errLight := FromBytes(data, "/x/s", "/x/s/SKILL.md", LoadOptions{DropBody: true})
+		if (errFull == nil) != (errLight == nil) {
+			t.Fatalf("full load error %v, light load error %v for %q", errFull, errLight, src)
+		}
+		if errFull == nil {
+			full.Frontmatter, full.Doc, full.Body, full.Summary = nil, nil, "", ""
+			light.Doc = nil
+			if !reflect.DeepEqual(full, light) {
+				t.Fatalf("light load differs for %q:\nfull  %+v\nlight %+v", src, full, light)
+			}
+		}
 		if !utf8.ValidString(src) {
 			return // Parse refuses invalid UTF-8 before any YAML is read
 		}

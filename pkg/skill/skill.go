@@ -300,6 +300,11 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 		s.ID = s.Source + ":" + s.Name
 	}
 	s.Summary = doc.BodySummary
+	if doc.fieldsPool != nil {
+		*doc.fieldsPool = doc.fields[:0]
+		fastFieldPool.Put(doc.fieldsPool)
+		doc.fields, doc.fieldsPool = nil, nil
+	}
 	s.Tokens = EstimateTokens(len(data))
 	s.Body = doc.Body
 	if opts.DropBody {
@@ -335,8 +340,8 @@ func (d *Document) KeyNode(key string) *yaml.Node {
 }
 
 func (s *Skill) fill(doc *Document, frontmatter bool) {
-	root := doc.Root
-	if frontmatter {
+	if frontmatter && doc.Root != nil {
+		root := doc.Root
 		s.Frontmatter = make(map[string]any, len(root.Content)/2)
 		budget := 10000
 		for i := 0; i+1 < len(root.Content); i += 2 {
@@ -344,76 +349,128 @@ func (s *Skill) fill(doc *Document, frontmatter bool) {
 			s.Frontmatter[k] = NodeValue(v, &budget)
 		}
 	}
-	s.Name = strings.TrimSpace(scalarText(doc.Field("name")))
+	text := func(key string) string { t, _ := doc.fieldText(key); return t }
+	s.Name = strings.TrimSpace(text("name"))
 	s.NameDeclared = s.Name != ""
-	s.Description = scalarText(doc.Field("description"))
-	s.License = scalarText(doc.Field("license"))
-	s.Compatibility = scalarText(doc.Field("compatibility"))
-	if n := doc.Field("allowed-tools"); n != nil {
-		s.AllowedTools = stringList(n, false)
-	}
-	if n := doc.Field("metadata"); n != nil && n.Kind == yaml.MappingNode {
-		s.Metadata = map[string]string{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
-				s.Metadata[n.Content[i].Value] = v.Value
-			}
-		}
-	}
-	s.DisableModelInvocation = boolText(scalarText(doc.Field("disable-model-invocation")))
+	s.Description = text("description")
+	s.License = text("license")
+	s.Compatibility = text("compatibility")
+	s.AllowedTools, _ = doc.fieldList("allowed-tools", false)
+	s.Metadata = doc.metadataStrings()
+	s.DisableModelInvocation = boolText(text("disable-model-invocation"))
 
 	// Execution fields: top level first, then metadata strings.
-	get := func(key string) (*yaml.Node, string, bool) {
-		if n := doc.Field(key); n != nil {
-			return n, scalarText(n), true
+	get := func(key string) (string, bool) {
+		if t, ok := doc.fieldText(key); ok {
+			return t, true
+		}
+		v, ok := s.Metadata[key]
+		return v, ok
+	}
+	list := func(key string) []string {
+		if l, ok := doc.fieldList(key, true); ok {
+			return l
 		}
 		if v, ok := s.Metadata[key]; ok {
-			return nil, v, true
+			return splitList(v)
 		}
-		return nil, "", false
+		return nil
 	}
 	e := &s.Exec
-	if _, v, ok := get("mode"); ok {
+	if v, ok := get("mode"); ok {
 		e.Mode = strings.TrimSpace(v)
 	}
-	if _, v, ok := get("entrypoint"); ok {
+	if v, ok := get("entrypoint"); ok {
 		e.Entrypoint = strings.TrimSpace(v)
 	}
-	if _, v, ok := get("timeout"); ok {
+	if v, ok := get("timeout"); ok {
 		e.Timeout = strings.TrimSpace(v)
 		if ms, err := strconv.ParseInt(e.Timeout, 10, 64); err == nil && ms > 0 {
 			e.TimeoutMS = ms
 		}
 	}
-	if n, v, ok := get("permissions"); ok {
-		if n != nil {
-			e.Permissions = stringList(n, true)
-		} else {
-			e.Permissions = splitList(v)
-		}
-	}
-	if _, v, ok := get("dangerous"); ok {
+	e.Permissions = list("permissions")
+	if v, ok := get("dangerous"); ok {
 		e.Dangerous = boolText(v)
 	}
-	if _, v, ok := get("confirm"); ok {
-		e.Confirm = v
+	e.Confirm, _ = get("confirm")
+	e.Author, _ = get("author")
+	e.Version, _ = get("version")
+	e.Tags = list("tags")
+	e.Category, _ = get("category")
+}
+
+// fieldText is a top-level field's scalar text ("" for null or a
+// collection) and whether the field is present.
+func (d *Document) fieldText(key string) (string, bool) {
+	if d.Root == nil {
+		text, found := "", false
+		topFields(d.fields, func(f *fastField, _ []fastField) bool {
+			if f.key != key {
+				return true
+			}
+			found = true
+			if f.tag != "!!null" && f.tag != "!!map" {
+				text = f.value
+			}
+			return false
+		})
+		return text, found
 	}
-	if _, v, ok := get("author"); ok {
-		e.Author = v
+	n := d.Field(key)
+	return scalarText(n), n != nil
+}
+
+// fieldList reads a top-level list field: a sequence's scalar items, or a
+// scalar (split on commas and spaces when split is set).
+func (d *Document) fieldList(key string, split bool) ([]string, bool) {
+	if d.Root == nil {
+		t, ok := d.fieldText(key)
+		if !ok || strings.TrimSpace(t) == "" {
+			return nil, ok
+		}
+		if split {
+			return splitList(t), true
+		}
+		return []string{t}, true
 	}
-	if _, v, ok := get("version"); ok {
-		e.Version = v
+	n := d.Field(key)
+	if n == nil {
+		return nil, false
 	}
-	if n, v, ok := get("tags"); ok {
-		if n != nil {
-			e.Tags = stringList(n, true)
-		} else {
-			e.Tags = splitList(v)
+	return stringList(n, split), true
+}
+
+// metadataStrings is the metadata mapping's scalar values (nil when there
+// is no metadata mapping).
+func (d *Document) metadataStrings() map[string]string {
+	if d.Root == nil {
+		var m map[string]string
+		topFields(d.fields, func(f *fastField, children []fastField) bool {
+			if f.key != "metadata" {
+				return true
+			}
+			if f.tag == "!!map" {
+				m = make(map[string]string, len(children))
+				for _, c := range children {
+					m[c.key] = c.value // "" for null
+				}
+			}
+			return false
+		})
+		return m
+	}
+	n := d.Field("metadata")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	m := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+			m[n.Content[i].Value] = v.Value
 		}
 	}
-	if _, v, ok := get("category"); ok {
-		e.Category = v
-	}
+	return m
 }
 
 func boolText(v string) bool {
