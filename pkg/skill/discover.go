@@ -383,12 +383,44 @@ func CompareVersions(a, b string) int {
 
 // candidate is a folder that should hold a skill.
 type candidate struct {
-	root  Root
-	dir   string
-	real  string
-	name  string
-	err   error
-	order int
+	root *Root
+	// dir and real are left empty for plain child folders (the common case)
+	// and derived by the worker that loads them: root.Dir/name, rootReal/name.
+	dir      string
+	real     string
+	rootReal string
+	name     string
+	err      error
+	order    int
+}
+
+// seenFolders makes sure each real folder is loaded once. Plain child
+// folders of a root are not recorded one by one: a root's real path stands
+// for all of them, and only folders reached through links (or roots naming
+// one skill) are recorded with their parents.
+type seenFolders struct {
+	roots       map[string]bool // real paths of roots whose children were taken
+	reals       map[string]bool // real folders reached through a link or named directly
+	linkParents map[string]bool // parents of the folders in reals
+}
+
+func (s *seenFolders) claimLinked(real string) bool {
+	parent, base := filepath.Dir(real), filepath.Base(real)
+	if s.roots[parent] && !skipRootChild(base) {
+		if fi, err := os.Lstat(real); err == nil && fi.IsDir() {
+			return false // a plain child of a root already taken
+		}
+	}
+	if s.reals[real] {
+		return false
+	}
+	s.reals[real] = true
+	s.linkParents[parent] = true
+	return true
+}
+
+func skipRootChild(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "__MACOSX"
 }
 
 // Discover finds and loads every skill under the roots of o.
@@ -401,9 +433,9 @@ func Discover(ctx context.Context, o DiscoverOptions) *Catalog {
 func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) *Catalog {
 	cat := &Catalog{Roots: roots}
 	var cands []candidate
-	seenReal := map[string]bool{}
-	for _, r := range roots {
-		cands = appendCandidates(cands, r, seenReal)
+	seen := &seenFolders{roots: map[string]bool{}, reals: map[string]bool{}, linkParents: map[string]bool{}}
+	for i := range roots {
+		cands = appendCandidates(cands, &roots[i], seen)
 	}
 	entries := make([]*Entry, len(cands))
 	workers := runtime.GOMAXPROCS(0)
@@ -458,7 +490,7 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) *Catalog {
 	return cat
 }
 
-func appendCandidates(cands []candidate, r Root, seenReal map[string]bool) []candidate {
+func appendCandidates(cands []candidate, r *Root, seen *seenFolders) []candidate {
 	rootReal, err := filepath.EvalSymlinks(r.Dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -469,29 +501,41 @@ func appendCandidates(cands []candidate, r Root, seenReal map[string]bool) []can
 	// A --path or env folder may name one skill directly.
 	if r.Source == SourceEnv || r.Source == SourcePath {
 		if _, _, err := SkillFileName(r.Dir); err == nil {
-			if seenReal[rootReal] {
+			r.Self = true
+			if !seen.claimLinked(rootReal) {
 				return cands
 			}
-			seenReal[rootReal] = true
-			r.Self = true
 			return append(cands, candidate{root: r, dir: r.Dir, real: rootReal, name: filepath.Base(r.Dir), order: len(cands)})
 		}
 	}
-	ents, err := os.ReadDir(r.Dir)
+	f, err := os.Open(r.Dir)
+	var ents []fs.DirEntry
+	if err == nil {
+		ents, err = f.ReadDir(-1)
+		f.Close()
+	}
 	if err != nil {
 		return append(cands, candidate{root: r, dir: r.Dir, name: filepath.Base(r.Dir), err: &LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + describeOSError(err)}, order: len(cands)})
 	}
+	// Names in order, so that results never depend on the directory's order.
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	plainTaken := seen.roots[rootReal] // every plain child was taken by an earlier root
+	checkPlain := seen.linkParents[rootReal]
+	seen.roots[rootReal] = true
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" || name == "__MACOSX" {
+		if skipRootChild(name) {
 			continue
 		}
-		dir := filepath.Join(r.Dir, name)
-		c := candidate{root: r, dir: dir, name: name, order: len(cands)}
 		switch {
 		case e.IsDir():
-			c.real = filepath.Join(rootReal, name)
+			if plainTaken || (checkPlain && seen.reals[filepath.Join(rootReal, name)]) {
+				continue // the same real folder is loaded once
+			}
+			cands = append(cands, candidate{root: r, rootReal: rootReal, name: name, order: len(cands)})
 		case e.Type()&fs.ModeSymlink != 0:
+			dir := filepath.Join(r.Dir, name)
+			c := candidate{root: r, dir: dir, name: name, order: len(cands)}
 			real, err := filepath.EvalSymlinks(dir)
 			if err != nil {
 				reason := "broken symbolic link"
@@ -501,28 +545,29 @@ func appendCandidates(cands []candidate, r Root, seenReal map[string]bool) []can
 					reason = "cannot follow symbolic link: " + describeOSError(err)
 				}
 				c.err = &LoadError{Path: dir, Err: err, Reason: reason}
-				break
+				cands = append(cands, c)
+				continue
 			}
 			fi, err := os.Stat(real)
 			if err != nil || !fi.IsDir() {
 				continue // a link to a file is not a skill
 			}
-			c.real = real
-		default:
-			continue // plain files (README.md, the lock file) are not skills
-		}
-		if c.real != "" {
-			if seenReal[c.real] {
+			if !seen.claimLinked(real) {
 				continue // the same real folder is loaded once
 			}
-			seenReal[c.real] = true
+			c.real = real
+			cands = append(cands, c)
 		}
-		cands = append(cands, c)
+		// plain files (README.md, the lock file) are not skills
 	}
 	return cands
 }
 
 func loadCandidate(c candidate, dropBody bool, buf *[]byte) *Entry {
+	if c.dir == "" {
+		c.dir = filepath.Join(c.root.Dir, c.name)
+		c.real = filepath.Join(c.rootReal, c.name)
+	}
 	e := &Entry{Name: c.name, Source: c.root.Source, Plugin: c.root.Plugin, Dir: c.dir, real: c.real, order: c.order}
 	if c.err != nil {
 		e.Err = c.err

@@ -268,3 +268,19 @@ func TestRepoTopAndProjectDirs(t *testing.T) {
 	assert.Equal(t, []string{filepath.Join(base, "r"), filepath.Join(base, "r", "a"), filepath.Join(base, "r", "a", "b")},
 		projectDirs(filepath.Join(base, "r", "a", "b")))
 }
+
+func TestDiscoverLinkToAnotherRootsSkillLoadedOnce(t *testing.T) {
+	base := t.TempDir()
+	store := filepath.Join(base, "store")
+	writeSkill(t, store, "shared", "d")
+	other := filepath.Join(base, "other")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(store, "shared"), filepath.Join(other, "shared-link")))
+	// the same root twice (through a link to the root itself) is read once
+	require.NoError(t, os.Symlink(store, filepath.Join(base, "store-link")))
+	cat := DiscoverRoots(context.Background(), []Root{{Dir: store, Source: SourceUser}, {Dir: other, Source: SourceEnv},
+		{Dir: filepath.Join(base, "store-link"), Source: SourcePath}}, true)
+	require.Len(t, cat.Entries, 1)
+	assert.Equal(t, "user:shared", cat.Entries[0].ID())
+	assert.Equal(t, filepath.Join(store, "shared"), cat.Entries[0].RealDir())
+}
