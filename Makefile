@@ -9,7 +9,7 @@ BENCH_RUNS ?= 7
 
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test test-short bench lint fmt golden docs completions demo install clean cross
+.PHONY: all build test test-short bench lint fmt golden demo install clean cross
 
 all: build
 
@@ -45,9 +45,6 @@ fmt:
 
 golden:
 	UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
-
-docs completions: build
-	$(GO) run ./internal/gendocs
 
 demo: build
 	@BIN=$(abspath $(BIN)) sh testdata/demo/demo.sh
