@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -24,7 +23,7 @@ import (
 
 // Limits of the Agent Skills specification.
 const (
-	MaxNameLength        = 64
+	MaxNameLength        = skill.MaxNameLength
 	MaxDescriptionLength = 1024
 )
 
@@ -79,29 +78,19 @@ func CheckName(name string) error {
 	if nfkc := norm.NFKC.String(name); nfkc != name {
 		reasons = append(reasons, fmt.Sprintf("it is not in Unicode NFKC form; write it as %q", nfkc))
 	}
-	if n := utf8.RuneCountInString(name); n > MaxNameLength {
-		reasons = append(reasons, fmt.Sprintf("it is %d characters long; the limit is %d", n, MaxNameLength))
-	}
-	if lower := strings.ToLower(name); lower != name {
-		reasons = append(reasons, fmt.Sprintf("it must be lowercase (%s)", lower))
-	}
-	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-		reasons = append(reasons, "it cannot start or end with a hyphen")
-	}
-	if strings.Contains(name, "--") {
-		reasons = append(reasons, "it cannot contain two hyphens in a row")
-	}
-	var bad []string
-	seen := map[rune]bool{}
-	for _, r := range name {
-		if r == '-' || unicode.IsLetter(r) || unicode.IsNumber(r) || seen[r] {
-			continue
+	for _, is := range skill.NameIssues(name) {
+		switch is.Kind {
+		case skill.NameTooLong:
+			reasons = append(reasons, fmt.Sprintf("it is %d characters long; the limit is %d", is.Length, MaxNameLength))
+		case skill.NameUppercase:
+			reasons = append(reasons, fmt.Sprintf("it must be lowercase (%s)", is.Lower))
+		case skill.NameHyphenEnd:
+			reasons = append(reasons, "it cannot start or end with a hyphen")
+		case skill.NameDoubleHyphen:
+			reasons = append(reasons, "it cannot contain two hyphens in a row")
+		case skill.NameBadChars:
+			reasons = append(reasons, "only letters, digits and hyphens are allowed, not "+strings.Join(is.Chars, ", "))
 		}
-		seen[r] = true
-		bad = append(bad, fmt.Sprintf("%q", r))
-	}
-	if len(bad) > 0 {
-		reasons = append(reasons, "only letters, digits and hyphens are allowed, not "+strings.Join(bad, ", "))
 	}
 	if len(reasons) > 0 {
 		return &NameError{Name: name, Reasons: reasons}

@@ -19,7 +19,7 @@ import (
 
 // Limits of the specification.
 const (
-	MaxNameLength          = 64
+	MaxNameLength          = skill.MaxNameLength
 	MaxDescriptionLength   = 1024
 	MaxCompatibilityLength = 500
 	MaxBodyLines           = 500
@@ -181,30 +181,20 @@ func checkName(c *checker) {
 	}
 	name := norm.NFKC.String(raw)
 	before := len(c.res.Findings)
-	if l := utf8.RuneCountInString(name); l > MaxNameLength {
-		c.addNode("name-too-long", n, "", "name %q is %d characters long; the limit is %d", name, l, MaxNameLength)
-	}
-	if name != strings.ToLower(name) {
-		c.addNode("name-format", n, "write the name in lowercase: "+strings.ToLower(name), "name %q must be lowercase", name)
-	}
-	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-		c.addNode("name-format", n, "remove the leading or trailing hyphen", "name %q starts or ends with a hyphen", name)
-	}
-	if strings.Contains(name, "--") {
-		c.addNode("name-format", n, "use single hyphens between words", "name %q contains consecutive hyphens", name)
-	}
-	var bad []string
-	for _, r := range name {
-		if r != '-' && !unicode.IsLetter(r) && !unicode.IsNumber(r) {
-			q := strconv.QuoteRune(r)
-			if !slices.Contains(bad, q) {
-				bad = append(bad, q)
-			}
+	for _, is := range skill.NameIssues(name) {
+		switch is.Kind {
+		case skill.NameTooLong:
+			c.addNode("name-too-long", n, "", "name %q is %d characters long; the limit is %d", name, is.Length, MaxNameLength)
+		case skill.NameUppercase:
+			c.addNode("name-format", n, "write the name in lowercase: "+is.Lower, "name %q must be lowercase", name)
+		case skill.NameHyphenEnd:
+			c.addNode("name-format", n, "remove the leading or trailing hyphen", "name %q starts or ends with a hyphen", name)
+		case skill.NameDoubleHyphen:
+			c.addNode("name-format", n, "use single hyphens between words", "name %q contains consecutive hyphens", name)
+		case skill.NameBadChars:
+			c.addNode("name-format", n, "use only letters, digits and hyphens",
+				"name %q contains invalid characters (%s); only letters, digits and hyphens are allowed", name, strings.Join(is.Chars, " "))
 		}
-	}
-	if len(bad) > 0 {
-		c.addNode("name-format", n, "use only letters, digits and hyphens",
-			"name %q contains invalid characters (%s); only letters, digits and hyphens are allowed", name, strings.Join(bad, " "))
 	}
 	badFormat := len(c.res.Findings) > before
 	if c.t.dirName != "" {
