@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,6 +17,29 @@ import (
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
+
+// parseCommand runs args through the real root command, with the named
+// command built around a runF that captures its options instead of running.
+// It returns the options, or the error the flags and arguments gave.
+func parseCommand[O any](f *Factory, name string, build func(*Factory, func(context.Context, *O) error) *cobra.Command, args ...string) (*O, error) {
+	var got *O
+	root := NewRootCmd(f)
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			root.RemoveCommand(c)
+		}
+	}
+	c := build(f, func(_ context.Context, o *O) error { got = o; return nil })
+	if c.Args != nil {
+		c.Args = wrapArgs(c.Args)
+	}
+	root.AddCommand(c)
+	root.SetArgs(args)
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	err := root.Execute()
+	return got, err
+}
 
 // testEnv is a scratch HOME with a few skills and an environment lookup.
 type testEnv struct {

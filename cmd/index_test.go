@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,19 +14,6 @@ import (
 	"github.com/skillctl/skillctl/pkg/index"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
-
-// rootWith builds the real root command with one command replaced by a
-// version that captures its options instead of running.
-func rootWith(f *Factory, name string, build func(*Factory) *cobra.Command) *cobra.Command {
-	root := NewRootCmd(f)
-	for _, c := range root.Commands() {
-		if c.Name() == name {
-			root.RemoveCommand(c)
-		}
-	}
-	root.AddCommand(build(f))
-	return root
-}
 
 func TestIndexFlags(t *testing.T) {
 	tests := []struct {
@@ -72,14 +58,7 @@ func TestIndexFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := NewFactory(ios, func(string) string { return "" })
-			var got *indexOptions
-			root := rootWith(f, "index", func(f *Factory) *cobra.Command {
-				return newIndexCmd(f, func(_ context.Context, o *indexOptions) error { got = o; return nil })
-			})
-			root.SetArgs(tt.args)
-			root.SetOut(ios.Out)
-			root.SetErr(ios.ErrOut)
-			err := root.Execute()
+			got, err := parseCommand(f, "index", newIndexCmd, tt.args...)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -50,16 +49,7 @@ func TestInitFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := NewFactory(ios, func(string) string { return "" })
-			var got *initOptions
-			root := rootWith(f, "init", func(f *Factory) *cobra.Command {
-				c := newInitCmd(f, func(_ context.Context, o *initOptions) error { got = o; return nil })
-				c.Args = wrapArgs(c.Args)
-				return c
-			})
-			root.SetArgs(tt.args)
-			root.SetOut(ios.Out)
-			root.SetErr(ios.ErrOut)
-			err := root.Execute()
+			got, err := parseCommand(f, "init", newInitCmd, tt.args...)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -44,14 +43,7 @@ func TestInstallFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _, _ := testFactory(t, home)
-			var got *installOptions
-			root := NewRootCmd(f)
-			root.RemoveCommand(findCmd(root, "install"))
-			root.AddCommand(newInstallCmd(f, func(_ context.Context, o *installOptions) error { got = o; return nil }))
-			root.SetArgs(append([]string{"-C", cwd, "install"}, tc.args...))
-			root.SetOut(&bytes.Buffer{})
-			root.SetErr(&bytes.Buffer{})
-			err := root.Execute()
+			got, err := parseCommand(f, "install", newInstallCmd, append([]string{"-C", cwd, "install"}, tc.args...)...)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
@@ -128,9 +120,4 @@ func TestUninstallAndPackRun(t *testing.T) {
 	ios, _, out, _ = iostreams.Test()
 	require.NoError(t, uninstallRun(context.Background(), &uninstallOptions{IO: ios, Names: []string{"demo"}, Targets: targets}))
 	assert.Equal(t, "demo\tuninstalled\t"+filepath.Join(dir, "skills", "demo")+"\n", out.String())
-}
-
-func findCmd(root *cobra.Command, name string) *cobra.Command {
-	c, _, _ := root.Find([]string{name})
-	return c
 }

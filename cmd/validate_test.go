@@ -45,13 +45,11 @@ func TestValidateFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := NewFactory(ios, func(string) string { return "" })
-			f.Global.JSON = tt.json
-			var got *validateOptions
-			cmd := newValidateCmd(f, func(_ context.Context, o *validateOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(ios.Out)
-			cmd.SetErr(ios.ErrOut)
-			err := cmd.Execute()
+			args := append([]string{"validate"}, tt.args...)
+			if tt.json {
+				args = append(args, "--json")
+			}
+			got, err := parseCommand(f, "validate", newValidateCmd, args...)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
