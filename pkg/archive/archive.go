@@ -98,7 +98,8 @@ func DefaultLimits() Limits {
 	return Limits{MaxEntries: DefaultMaxEntries, MaxEntryBytes: DefaultMaxEntryBytes, MaxTotalBytes: DefaultMaxTotalBytes}
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills the limits left at zero with those of DefaultLimits.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxEntries == 0 {
 		l.MaxEntries = d.MaxEntries
@@ -288,7 +289,7 @@ func Walk(ctx context.Context, r ReaderAtSeeker, opts Options, fn func(*Entry) e
 	if err != nil {
 		return "", err
 	}
-	w := &walker{limits: opts.Limits.withDefaults(), opts: opts, seen: map[string]seenEntry{}, links: map[string]string{}, linkNames: map[string]string{}}
+	w := &walker{limits: opts.Limits.WithDefaults(), opts: opts, seen: map[string]seenEntry{}, links: map[string]string{}, linkNames: map[string]string{}}
 	if format == FormatZip {
 		if err := w.precheckZip(r); err != nil {
 			return format, err

@@ -226,9 +226,6 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		locks = append(locks, l)
-		if err := Recover(root); err != nil {
-			return nil, err
-		}
 		staging, err := newStaging(root)
 		if err != nil {
 			return nil, err

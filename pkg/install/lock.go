@@ -128,9 +128,22 @@ func syncDir(dir string) {
 // rootLock is the held file lock of a target root.
 type rootLock struct{ f *os.File }
 
-// lockRoot creates root if needed and takes its file lock, waiting until
-// the context ends.
+// lockRoot creates root if needed, takes its file lock (waiting until the
+// context ends) and, holding it, finishes or undoes an install a crash
+// interrupted (Recover): whoever holds the lock sees a consistent root.
 func lockRoot(ctx context.Context, root string) (*rootLock, error) {
+	l, err := takeLock(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := Recover(root); err != nil {
+		l.release()
+		return nil, err
+	}
+	return l, nil
+}
+
+func takeLock(ctx context.Context, root string) (*rootLock, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", root, err)
 	}

@@ -185,17 +185,7 @@ func stageFolder(ctx context.Context, src, dir string, limits archive.Limits, pr
 	}
 	defer root.Close()
 	w := &stageWriter{root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
-	lim := limits
-	d := archive.DefaultLimits()
-	if lim.MaxEntries == 0 {
-		lim.MaxEntries = d.MaxEntries
-	}
-	if lim.MaxEntryBytes == 0 {
-		lim.MaxEntryBytes = d.MaxEntryBytes
-	}
-	if lim.MaxTotalBytes == 0 {
-		lim.MaxTotalBytes = d.MaxTotalBytes
-	}
+	lim := limits.WithDefaults()
 	entries := 0
 	var total int64
 	err = filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {

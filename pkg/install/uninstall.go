@@ -78,9 +78,6 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 				return nil, err
 			}
 			locks = append(locks, l)
-			if err := Recover(root); err != nil {
-				return nil, err
-			}
 		}
 		lock, err := ReadLock(root)
 		if err != nil {
