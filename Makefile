@@ -4,6 +4,9 @@ BIN      ?= bin/skillctl
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/skillctl/skillctl/cmd.version=$(VERSION)
 PREFIX   ?= /usr/local
+# Tools the Makefile installs from the Go module proxy, pinned.
+TOOLS    := $(abspath bin/tools)
+STATICCHECK_VERSION ?= v0.8.2
 BENCH_N  ?= 10000
 BENCH_RUNS ?= 7
 
@@ -37,8 +40,19 @@ bench: build
 	@echo "run: direct wall time and sandbox overhead per isolation tier (medians, ms)"
 	$(GO) test -run '^$$' -bench 'BenchmarkRun' -benchtime 30x ./pkg/run
 
-lint:
+# go vet and staticcheck for every OS skillctl builds for, and the layering
+# rule: pkg/** depends on neither cobra, lipgloss, cmd/ nor internal/render.
+lint: $(TOOLS)/staticcheck
 	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	GOOS=windows $(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
+	GOOS=darwin $(TOOLS)/staticcheck ./...
+	GOOS=windows $(TOOLS)/staticcheck ./...
+	GO=$(GO) sh scripts/check-imports.sh
+
+$(TOOLS)/staticcheck:
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

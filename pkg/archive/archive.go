@@ -512,7 +512,7 @@ func (w *walker) check(fi archives.FileInfo) (*Entry, error) {
 func entryType(fi archives.FileInfo) (Type, error) {
 	if h, ok := fi.Header.(*tar.Header); ok {
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA, tar.TypeCont:
+		case tar.TypeReg, tar.TypeCont: // archive/tar reports the old TypeRegA as TypeReg
 			return TypeFile, nil
 		case tar.TypeDir:
 			return TypeDir, nil

@@ -15,6 +15,42 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// helperName is argv[0] of the helper, so that a skillctl binary
+// reached through any path or link runs its own command line.
+const helperName = "skillctl"
+
+// helperSpec tells the helper what to set up. It travels as one JSON argument.
+type helperSpec struct {
+	Argv []string `json:"argv"`
+	Dir  string   `json:"dir"`
+	// Landlock is require (fail when it cannot be applied), try, or off.
+	Landlock      string   `json:"landlock"`
+	ReadOnly      []string `json:"ro,omitempty"`
+	ReadOnlyFiles []string `json:"roFiles,omitempty"`
+	ReadWrite     []string `json:"rw,omitempty"`
+	DevFiles      []string `json:"devFiles,omitempty"`
+	// Network leaves TCP/UDP unrestricted by Landlock.
+	Network bool `json:"network,omitempty"`
+	// NetByLandlock: Landlock is the only network isolation, so an ABI
+	// that cannot restrict TCP is a setup failure.
+	NetByLandlock bool `json:"netByLandlock,omitempty"`
+	// MountProc mounts a private /proc (the helper is pid 1 of a new pid namespace).
+	MountProc bool `json:"mountProc,omitempty"`
+	// Subreaper keeps orphaned descendants below the helper.
+	Subreaper bool `json:"subreaper,omitempty"`
+	// DropEnv are variables the sandbox tool added that the script must not see.
+	DropEnv []string `json:"dropEnv,omitempty"`
+	// DropCaps empties the capability sets the script can get.
+	DropCaps bool `json:"dropCaps,omitempty"`
+}
+
+// Landlock modes of the helper.
+const (
+	landlockRequire = "require"
+	landlockTry     = "try"
+	landlockOff     = "off"
+)
+
 // helperStatusFD is the helper's status pipe.
 const helperStatusFD = 3
 
@@ -221,7 +257,7 @@ func applyLandlock(spec *helperSpec) (int, error) {
 		return 0, errors.New("not available in this kernel (or disabled at boot)")
 	}
 	if spec.NetByLandlock && !spec.Network && abi < minNetLandlock {
-		return 0, fmt.Errorf("Landlock ABI %d cannot restrict the network (needs %d)", abi, minNetLandlock)
+		return 0, fmt.Errorf("this kernel's Landlock ABI %d cannot restrict the network (needs %d)", abi, minNetLandlock)
 	}
 	var lastErr error
 	for v := abi; v >= 1; v-- {

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,9 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -40,11 +37,10 @@ func TestMain(m *testing.M) {
 // buildSkillctl builds the skillctl binary, statically (CGO_ENABLED=0), as
 // it is shipped.
 func buildSkillctl(dir string) (string, error) {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			return "", errors.New("the go tool is not available to build skillctl")
-		}
+	// go test puts its own GOROOT/bin first on PATH.
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", errors.New("the go tool is not available to build skillctl")
 	}
 	out := filepath.Join(dir, "skillctl")
 	if runtime.GOOS == "windows" {
@@ -56,13 +52,6 @@ func buildSkillctl(dir string) (string, error) {
 		return "", fmt.Errorf("go build skillctl: %v\n%s", err, b)
 	}
 	return out, nil
-}
-
-func needHelper(t *testing.T) {
-	t.Helper()
-	if buildErr != nil {
-		t.Skipf("skillctl could not be built for the sandbox helper: %v", buildErr)
-	}
 }
 
 // writeSkill writes a skill folder with SKILL.md (frontmatter lines after
@@ -84,38 +73,4 @@ func writeSkill(t *testing.T, name string, frontmatter []string, script string) 
 	s, err := skill.Load(dir, skill.LoadOptions{})
 	require.NoError(t, err)
 	return s
-}
-
-// sandboxOptions are options for a captured sandbox run of s under tier.
-func sandboxOptions(t *testing.T, s *skill.Skill, tier string) *Options {
-	return &Options{Skill: s, Mode: skill.ModeSandbox, Isolation: tier, Capture: true, Self: skillctlBin,
-		TempDir: t.TempDir(), Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
-}
-
-var (
-	tierMu     sync.Mutex
-	tierChecks = map[string]error{}
-)
-
-// requireTier skips the test when the tier cannot be set up on this machine,
-// with the reason skillctl gives. The check is a real run of a trivial script.
-func requireTier(t *testing.T, tier string) {
-	t.Helper()
-	needHelper(t)
-	tierMu.Lock()
-	defer tierMu.Unlock()
-	err, done := tierChecks[tier]
-	if !done {
-		s := writeSkill(t, "probe", nil, "exit 0\n")
-		o := sandboxOptions(t, s, tier)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, err = o.Run(ctx)
-		cancel()
-		tierChecks[tier] = err
-	}
-	var se *SandboxError
-	if errors.As(err, &se) {
-		t.Skipf("isolation tier %s is not available here: %v", tier, err)
-	}
-	require.NoError(t, err, "probe run under %s", tier)
 }

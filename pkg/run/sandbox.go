@@ -510,14 +510,6 @@ func tiersFor(requested string) ([]tier, error) {
 	return nil, fmt.Errorf("%s: not available on this operating system", requested)
 }
 
-// networkWord is how SKILL_NETWORK and the isolation report name the network.
-func networkWord(granted bool) string {
-	if granted {
-		return "host"
-	}
-	return "none"
-}
-
 // withEnv returns env with SKILL_SANDBOX added; tier none always has the
 // host's network, and says so in SKILL_NETWORK.
 func withEnv(env []string, tierName string) []string {

@@ -289,9 +289,9 @@ func (landlockTier) check(p *plan) error {
 	abi := LandlockABI()
 	switch {
 	case abi < 1:
-		return errors.New("Landlock is not available in this kernel (or disabled at boot)")
+		return errors.New("this kernel has no Landlock (or it is disabled at boot)")
 	case !p.network && abi < minNetLandlock:
-		return fmt.Errorf("Landlock ABI %d cannot restrict the network (needs %d)", abi, minNetLandlock)
+		return fmt.Errorf("this kernel's Landlock ABI %d cannot restrict the network (needs %d)", abi, minNetLandlock)
 	}
 	return nil
 }
