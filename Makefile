@@ -12,7 +12,7 @@ BENCH_RUNS ?= 7
 
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test test-short bench lint fmt golden demo install clean cross
+.PHONY: all build test test-short bench lint fmt golden docs completions demo install clean cross
 
 all: build
 
@@ -60,12 +60,29 @@ fmt:
 golden:
 	UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
 
+# Reference pages (docs/reference), man pages (docs/man) and completion
+# scripts (completions/) are generated from the command tree; a test fails
+# when the committed files differ.
+docs:
+	$(GO) run ./internal/gendocs docs
+
+completions:
+	$(GO) run ./internal/gendocs completions
+
 demo: build
 	@BIN=$(abspath $(BIN)) sh testdata/demo/demo.sh
 
+# The binary, its man pages and its completion scripts under PREFIX.
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/skillctl
+	install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 completions/skillctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/skillctl
+	install -m 0644 completions/_skillctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_skillctl
+	install -m 0644 completions/skillctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/skillctl.fish
 
 clean:
 	rm -rf bin

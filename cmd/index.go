@@ -58,18 +58,17 @@ Formats:
 --write FILE puts the output between <!-- skillctl:begin --> and
 <!-- skillctl:end --> in FILE, creating the file or the block when missing and
 keeping everything else byte for byte. The file is replaced atomically, and
-only when its content changes.
-
-EXIT STATUS
-  0  the index was printed or written
+only when its content changes.`,
+		Annotations: exitStatus(`  0  the index was printed or written
   1  the index could not be built or written (nothing was changed)
   2  bad flags or arguments
-  3  a <path> does not exist`,
+  3  a <path> does not exist`),
 		Example: `  skillctl index
   skillctl index --format markdown --style tool
   skillctl index --format tools > tools.json
   skillctl index ./skills --write AGENTS.md
   skillctl index --format wellknown --out public/`,
+		ValidArgsFunction: completeFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.Quiet = f.Global.Quiet
@@ -115,6 +114,8 @@ EXIT STATUS
 	fl.StringVar(&opts.Out, "out", "", "write the wellknown site into `DIR`")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(index.Formats...))
 	_ = cmd.RegisterFlagCompletionFunc("style", fixedCompletion(index.Styles...))
+	_ = cmd.MarkFlagFilename("write")
+	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
 

@@ -49,16 +49,15 @@ references, assets), each with a short README.
 The name follows the Agent Skills rules: lowercase letters, digits and
 hyphens, at most 64 characters, no hyphen at either end or two in a row.
 An existing folder that is not empty is never touched. The new folder
-appears complete or not at all. The new folder's path is printed on stdout.
-
-EXIT STATUS
-  0  the skill was created
+appears complete or not at all. The new folder's path is printed on stdout.`,
+		Annotations: exitStatus(`  0  the skill was created
   1  the folder exists and is not empty, or it could not be written
-  2  bad flags or arguments, an invalid name or description`,
+  2  bad flags or arguments, an invalid name or description`),
 		Example: `  skillctl init pdf-summary
   skillctl init csv-clean --dir ~/.claude/skills --description "Cleans CSV files. Use when..."
   skillctl init release-notes --mode direct --resources references,assets --license MIT`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			opts.JSON = f.Global.JSON
@@ -87,9 +86,10 @@ EXIT STATUS
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "create the skill folder in `PARENT` (default: the current folder)")
 	fl.StringVar(&opts.Description, "description", "", "what the skill does and when to use it (`TEXT`)")
-	fl.StringVar(&opts.Mode, "mode", skill.ModeSandbox, "how 'skillctl run' runs it: {sandbox|direct}")
+	fl.StringVar(&opts.Mode, "mode", skill.ModeSandbox, "the `MODE` 'skillctl run' runs it in: {sandbox|direct}")
 	fl.StringSliceVar(&opts.Resources, "resources", nil, "folders to create: `LIST` of scripts, references, assets")
 	fl.StringVar(&opts.License, "license", "", "the license field, e.g. MIT or Apache-2.0 (`LICENSE`)")
+	_ = cmd.MarkFlagDirname("dir")
 	_ = cmd.RegisterFlagCompletionFunc("mode", fixedCompletion(skill.ModeSandbox, skill.ModeDirect))
 	_ = cmd.RegisterFlagCompletionFunc("resources", fixedCompletion(scaffold.Resources...))
 	_ = cmd.MarkFlagDirname("dir")

@@ -64,19 +64,18 @@ Archives with unsafe entries (.., absolute paths, links leaving the skill,
 devices, setuid files), over the caps, or skills with validation errors are
 refused and nothing is written. A skill already in the target is replaced only
 when skillctl installed it from the same source, or with --force.
-See docs/install.md.
-
-EXIT STATUS
-  0  installed (or, with --dry-run, would install)
+See docs/install.md.`,
+		Annotations: exitStatus(`  0  installed (or, with --dry-run, would install)
   1  refused or failed: unsafe or broken archive, validation errors, a
      conflict, a failed download or a --sha256 mismatch; nothing was changed
   2  bad flags or arguments
-  3  a source or a --skill name that does not exist`,
+  3  a source or a --skill name that does not exist`),
 		Example: `  skillctl install ./pdf.skill
   skillctl install https://example.com/skills.zip --sha256 3b1f...e9 --skill pdf
   skillctl install ./my-skill --scope project --agent claude --agent codex
   skillctl install bundle.tar.gz --dir ./skills --dry-run --json`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Sources = args
 			opts.JSON = f.Global.JSON
@@ -127,7 +126,7 @@ EXIT STATUS
 
 // addTargetFlags adds --scope and --dir (install and uninstall).
 func addTargetFlags(cmd *cobra.Command, t *install.TargetOptions) {
-	cmd.Flags().StringVar(&t.Scope, "scope", install.ScopeUser, "install for the `SCOPE`: {user|project}")
+	cmd.Flags().StringVar(&t.Scope, "scope", install.ScopeUser, "use the skills folders of `SCOPE`: {user|project}")
 	cmd.Flags().StringVar(&t.Dir, "dir", "", "use `DIR` as the target folder instead of the agents' folders")
 	_ = cmd.RegisterFlagCompletionFunc("scope", fixedCompletion(install.ScopeUser, install.ScopeProject))
 	_ = cmd.MarkFlagDirname("dir")

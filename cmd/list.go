@@ -36,15 +36,16 @@ On a terminal the list is a table (NAME, SOURCE, MODE, DESCRIPTION, and PATH
 when the terminal is wide). In a pipe each skill is one tab-separated row
 without a header: name, source, mode, description, path (and status with --all).
 --all also lists shadowed skills and skills that could not be loaded.
-Skills that cannot be loaded are always reported on stderr.
-
-EXIT STATUS
-  0  the list was printed (even when some skills could not be loaded)
-  2  bad flags or arguments`,
+Skills that cannot be loaded are always reported on stderr.`,
+		Annotations: exitStatus(`  0  the list was printed (even when some skills could not be loaded)
+  1  a configuration file could not be read
+  2  bad flags or arguments
+  3  the -C folder does not exist`),
 		Example: `  skillctl list
   skillctl list --source project
   skillctl list --all --json | jq '.[] | select(.status=="broken")'`,
-		Args: cobra.NoArgs,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = f.Global.JSON
 			if opts.Source != "" && !contains(skill.Sources, opts.Source) {

@@ -50,18 +50,17 @@ The archive holds one top-level folder named after the skill, entries sorted
 by path, every timestamp set to 1980-01-01, modes 0644 (0755 for executables),
 no owners; .git, node_modules, __pycache__, .DS_Store and *.pyc are left out.
 Packing the same folder twice gives the same bytes. The archive's sha256 is
-printed on stdout as "<sha256>  <file>". See docs/pack.md.
-
-EXIT STATUS
-  0  packed
+printed on stdout as "<sha256>  <file>". See docs/pack.md.`,
+		Annotations: exitStatus(`  0  packed
   1  the skill has validation errors (listed on stderr) or could not be written;
      no archive was written
   2  bad flags or arguments
-  3  DIR does not exist`,
+  3  DIR does not exist`),
 		Example: `  skillctl pack ./pdf
   skillctl pack ./pdf -o dist/pdf.tar.gz
   skillctl pack ./pdf -o - | sha256sum`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
 			opts.JSON = f.Global.JSON

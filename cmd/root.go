@@ -199,7 +199,26 @@ as read by Claude Code, Codex, OpenCode and other agents.
 
 Authors scaffold, lint, inspect and package skills; CI lints them; operators
 install skill archives and build catalogs for agents; scripts find skills
-and run them, in a sandbox by default.`,
+and run them, in a sandbox by default.
+
+Skills are found in the user, project, env, path and plugin folders of the
+agents in use (see 'skillctl help environment' and docs/discovery.md); every
+skill that cannot be loaded is reported, never dropped. Data goes to stdout
+and talk to stderr; in a pipe there is no color, no table header, no prompt
+and no progress.`,
+		Annotations: exitStatus(`  0    success
+  1    failure: validation errors, install or run failure
+  2    bad flags or arguments
+  3    no such skill, path or file
+  4    denied: a permission rule, a needed confirmation, direct mode disabled
+  124  run: timed out
+  125  run: no sandbox at the isolation asked for
+  130  interrupted`),
+		Example: `  skillctl list
+  skillctl init my-skill && skillctl validate my-skill
+  skillctl pack my-skill && skillctl install my-skill.skill
+  skillctl run my-skill --input name=Ada
+  skillctl index --format markdown --write AGENTS.md`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version(),
@@ -210,14 +229,17 @@ and run them, in a sandbox by default.`,
 	root.SetVersionTemplate("skillctl {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.BoolVar(&f.Global.JSON, "json", false, "print one JSON document on stdout")
-	pf.StringVar(&f.Global.Color, "color", "auto", "use color: {auto|always|never}")
+	pf.StringVar(&f.Global.Color, "color", "auto", "`WHEN` to use color: {auto|always|never}")
 	pf.BoolVarP(&f.Global.Quiet, "quiet", "q", false, "print less on stderr")
 	pf.StringVarP(&f.Global.Dir, "chdir", "C", "", "act as if started in `DIR`")
 	pf.StringArrayVar(&f.Global.Paths, "path", nil, "also look for skills in `DIR` (repeatable)")
-	pf.StringArrayVar(&f.Global.Agents, "agent", nil, "agent folders to use: {claude|agents|codex|opencode} (repeatable)")
+	pf.StringArrayVar(&f.Global.Agents, "agent", nil, "use the folders of `AGENT`: {claude|agents|codex|opencode} (repeatable)")
 	pf.StringVar(&f.Global.ConfigFile, "config", "", "read configuration from `FILE` too")
 	_ = root.RegisterFlagCompletionFunc("color", fixedCompletion("auto", "always", "never"))
 	_ = root.RegisterFlagCompletionFunc("agent", fixedCompletion(skill.Agents...))
+	_ = root.MarkPersistentFlagDirname("chdir")
+	_ = root.MarkPersistentFlagDirname("path")
+	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
 
 	buildersMu.Lock()
@@ -229,6 +251,8 @@ and run them, in a sandbox by default.`,
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
+	root.CompletionOptions.DisableDefaultCmd = true // completion.go has skillctl's own
+	setupHelp(root)
 	for _, c := range root.Commands() {
 		if c.Args != nil {
 			c.Args = wrapArgs(c.Args)
@@ -277,12 +301,6 @@ func isCobraUsageError(err error) bool {
 		}
 	}
 	return false
-}
-
-func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return values, cobra.ShellCompDirectiveNoFileComp
-	}
 }
 
 func contains(list []string, s string) bool {

@@ -75,10 +75,8 @@ started get SIGTERM, then SIGKILL 2 seconds later.
 
 Without --json the script's output streams through; with --json one result
 document is printed (output and error capped at 1 MiB each). Every run is
-recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.
-
-EXIT STATUS
-  0    the skill ran and succeeded
+recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.`,
+		Annotations: exitStatus(`  0    the skill ran and succeeded
   1    the run failed (the script could not be started)
   2    bad flags, arguments or input (a missing placeholder value)
   3    no such skill, or no entrypoint script
@@ -87,7 +85,7 @@ EXIT STATUS
   124  the script timed out
   125  no sandbox could be set up at the isolation asked for (nothing ran)
   130  interrupted
-  N    the script's own exit status when it ran and failed`,
+  N    the script's own exit status when it ran and failed`),
 		Example: `  skillctl run release-notes --mode direct --input version=2.1 --input product=Acme \
     --input changes='- faster startup'
   skillctl run hello-sandbox --input name=Ada
@@ -147,20 +145,22 @@ EXIT STATUS
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Mode, "mode", "", "run mode: {sandbox|direct}")
+	fl.StringVar(&opts.Mode, "mode", "", "run in `MODE`: {sandbox|direct}")
 	fl.StringArrayVarP(&opts.Inputs, "input", "i", nil, "input value `KEY=VALUE`; dotted keys nest (repeatable)")
 	fl.StringVar(&opts.InputJSON, "input-json", "", "input object as `JSON`, @FILE, or - for stdin")
 	fl.StringVar(&timeout, "timeout", "", "stop the script after `DURATION` (30s, 2m, or milliseconds)")
 	fl.StringVar(&opts.Entry, "entry", "", "run the script `REL` of the skill instead of its entrypoint")
 	fl.StringVar(&opts.Workdir, "workdir", "", "working folder `DIR` (default: a fresh temporary folder)")
-	fl.StringArrayVar(&opts.Allow, "allow", nil, "grant a permission the skill declares: {network}")
+	fl.StringArrayVar(&opts.Allow, "allow", nil, "grant the `PERMISSION` the skill declares: {network} (repeatable)")
 	fl.StringArrayVar(&opts.Env, "env", nil, "pass the variable `NAME` when the skill declares env:NAME (repeatable)")
-	fl.StringVar(&opts.Isolation, "isolation", "", "isolation: {auto|bwrap|namespaces|landlock|seatbelt|none}")
+	fl.StringVar(&opts.Isolation, "isolation", "", "the isolation `TIER`: {auto|bwrap|namespaces|landlock|seatbelt|none}")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "confirm dangerous skills and ask rules without a prompt")
 	fl.BoolVar(&opts.AllowMissing, "allow-missing", false, "direct mode: leave placeholders without a value as written")
 	_ = cmd.RegisterFlagCompletionFunc("mode", fixedCompletion(skill.ModeSandbox, skill.ModeDirect))
 	_ = cmd.RegisterFlagCompletionFunc("isolation", fixedCompletion(run.Tiers...))
 	_ = cmd.RegisterFlagCompletionFunc("allow", fixedCompletion(run.PermNetwork))
+	_ = cmd.RegisterFlagCompletionFunc("entry", completeSkillFiles(f))
+	_ = cmd.MarkFlagDirname("workdir")
 	return cmd
 }
 

@@ -41,14 +41,12 @@ Without flags: a header (name, id, description, source, path, mode, license,
 version), the tree of its files with sizes and types, an estimate of the
 tokens SKILL.md costs, then the body. --file prints one file of the skill;
 paths that leave the skill folder are refused. --raw prints SKILL.md exactly
-as it is on disk. --json prints the full definition (docs/json.md).
-
-EXIT STATUS
-  0  shown
+as it is on disk. --json prints the full definition (docs/json.md).`,
+		Annotations: exitStatus(`  0  shown
   1  the skill exists but cannot be loaded (the reason is printed)
   2  bad flags or arguments
   3  no such skill, path or file (close names are suggested)
-  4  --file names a path outside the skill folder`,
+  4  --file names a path outside the skill folder`),
 		Example: `  skillctl show pdf
   skillctl show project:pdf --json
   skillctl show ./my-skill --file scripts/run.sh
@@ -70,6 +68,7 @@ EXIT STATUS
 	}
 	cmd.Flags().StringVar(&opts.File, "file", "", "print the file `REL` of the skill")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "print SKILL.md verbatim")
+	_ = cmd.RegisterFlagCompletionFunc("file", completeSkillFiles(f))
 	return cmd
 }
 
@@ -92,32 +91,6 @@ func (f *Factory) ResolveSkill(ctx context.Context, arg string) (*skill.Skill, e
 		return nil, err
 	}
 	return cat.Resolve(arg, cwd)
-}
-
-func completeSkillNames(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		if err := f.applyGlobal(); err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		cat, err := f.Discover(cmd.Context(), true, false)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		var out []string
-		for _, s := range cat.Skills() {
-			name := s.Name
-			if s.Plugin != "" {
-				name = s.ID
-			}
-			if strings.HasPrefix(name, toComplete) {
-				out = append(out, name+"\t"+render.Truncate(render.Flatten(s.Description), 60))
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
 }
 
 func showRun(ctx context.Context, opts *showOptions) error {

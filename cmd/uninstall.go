@@ -35,17 +35,16 @@ removed; --force also removes a folder skillctl did not install. Each folder
 is first renamed into a staging folder, the lock file rewritten, then the
 folder deleted, under the target's file lock: an interrupted uninstall is
 finished by the next install or uninstall. Nothing is removed unless every
-name can be.
-
-EXIT STATUS
-  0  removed (or, with --dry-run, would remove)
+name can be.`,
+		Annotations: exitStatus(`  0  removed (or, with --dry-run, would remove)
   1  a named folder was not installed by skillctl (use --force), or removal failed
   2  bad flags or arguments
-  3  a name is not installed in any target folder`,
+  3  a name is not installed in any target folder`),
 		Example: `  skillctl uninstall pdf
   skillctl uninstall pdf csv-report --scope project
   skillctl uninstall hand-made --dir ./skills --force`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeInstalledNames(f, &opts.Targets),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Names = args
 			opts.JSON = f.Global.JSON

@@ -61,18 +61,17 @@ Formats: text prints one line per finding, FILE:LINE:COL: SEVERITY RULE
 message, then "N skill(s) validated, M failed"; json prints one document
 (--json is the same); github prints workflow commands that annotate pull
 requests; sarif prints a SARIF 2.1.0 log for code scanning. --quiet hides
-info findings.
-
-EXIT STATUS
-  0  no errors (and, with --strict, no warnings)
+info findings.`,
+		Annotations: exitStatus(`  0  no errors (and, with --strict, no warnings)
   1  at least one skill has an error (or a warning with --strict)
   2  bad flags or arguments
-  3  a path does not exist`,
+  3  a path does not exist`),
 		Example: `  skillctl validate ./my-skill
   skillctl validate skills/ --profile spec
   skillctl validate dist/my-skill.skill
   skillctl validate --strict --format github .
   skillctl validate --format sarif . > validate.sarif`,
+		ValidArgsFunction: completeFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.Quiet = f.Global.Quiet
@@ -110,9 +109,9 @@ EXIT STATUS
 			return validateRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Profile, "profile", validate.ProfileDefault, "rule set: {default|spec|claude-code|anthropic-api}")
+	cmd.Flags().StringVar(&opts.Profile, "profile", validate.ProfileDefault, "the rule set `PROFILE`: {default|spec|claude-code|anthropic-api}")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output: {text|json|github|sarif}")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: {text|json|github|sarif}")
 	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(validate.Profiles...))
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(validateFormats...))
 	return cmd

@@ -34,14 +34,13 @@ func init() { register(newVersionCmd) }
 
 func newVersionCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print skillctl's version",
-		Long: `Print skillctl's version (also: skillctl --version).
-
-EXIT STATUS
-  0  always`,
-		Example: "  skillctl version\n  skillctl version --json",
-		Args:    cobra.NoArgs,
+		Use:               "version",
+		Short:             "Print skillctl's version",
+		Long:              `Print skillctl's version (also: skillctl --version).`,
+		Annotations:       exitStatus(`  0  always`),
+		Example:           "  skillctl version\n  skillctl version --json",
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.Global.JSON {
 				return writeJSON(f.IO.Out, map[string]string{

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -54,6 +55,16 @@ type LockEntry struct {
 type Lock struct {
 	LockfileVersion int                  `json:"lockfileVersion"`
 	Skills          map[string]LockEntry `json:"skills"`
+}
+
+// Names is the names of the installed skills, sorted.
+func (l *Lock) Names() []string {
+	names := make([]string, 0, len(l.Skills))
+	for n := range l.Skills {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // ReadLock reads root's lock file; a missing file is an empty lock.
