@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -80,9 +81,9 @@ func (f *Factory) ResolveSkill(ctx context.Context, arg string) (*skill.Skill, e
 		return nil, err
 	}
 	if strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
-		p := arg
-		if !strings.HasPrefix(p, "/") {
-			p = cwd + string(os.PathSeparator) + p
+		p := filepath.Clean(arg)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
 		}
 		return skill.LoadPath(p)
 	}

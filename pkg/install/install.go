@@ -41,12 +41,12 @@ var (
 
 // Statuses of an installed skill in a Result.
 const (
-	StatusInstalled     = "installed"
-	StatusReplaced      = "replaced"
-	StatusWouldInstall  = "would-install"
-	StatusWouldReplace  = "would-replace"
-	StatusUninstalled   = "uninstalled"
-	StatusWouldUninstal = "would-uninstall"
+	StatusInstalled      = "installed"
+	StatusReplaced       = "replaced"
+	StatusWouldInstall   = "would-install"
+	StatusWouldReplace   = "would-replace"
+	StatusUninstalled    = "uninstalled"
+	StatusWouldUninstall = "would-uninstall"
 )
 
 // Options configure an install.

@@ -97,7 +97,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 			}
 			status := StatusUninstalled
 			if u.DryRun {
-				status = StatusWouldUninstal
+				status = StatusWouldUninstall
 			}
 			p.ops = append(p.ops, journalOp{Op: "uninstall", Name: name})
 			p.out = append(p.out, Removed{Name: name, Target: root, Path: dest, Status: status, Managed: managed})

@@ -31,7 +31,7 @@ func TestUninstall(t *testing.T) {
 	// dry run
 	out, err := uninstall(install.UninstallOptions{Names: []string{"a"}, DryRun: true})
 	require.NoError(t, err)
-	assert.Equal(t, install.StatusWouldUninstal, out[0].Status)
+	assert.Equal(t, install.StatusWouldUninstall, out[0].Status)
 	assert.DirExists(t, filepath.Join(root, "a"))
 
 	out, err = uninstall(install.UninstallOptions{Names: []string{"a"}})
