@@ -243,3 +243,23 @@ func TestCompletion(t *testing.T) {
 		assert.Equal(t, []string{"environment", "exit-codes"}, words)
 	})
 }
+
+// TestVersionInjection: the Makefile's -ldflags -X names the variable that
+// Version reports, and --version prints the same as the version command.
+func TestVersionInjection(t *testing.T) {
+	mk, err := os.ReadFile("../Makefile")
+	require.NoError(t, err)
+	assert.Contains(t, string(mk), "-X github.com/skillctl/skillctl/cmd.version=$(VERSION)")
+
+	old := version
+	version = "v9.8.7"
+	t.Cleanup(func() { version = old })
+	e := newTestEnv(t)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := e.run(t, false, args...)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, "skillctl v9.8.7\n", out, "%v", args)
+	}
+	_, out, _ := e.run(t, false, "version", "--json")
+	assert.Contains(t, out, `"version": "v9.8.7"`)
+}
