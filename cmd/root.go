@@ -203,9 +203,9 @@ and run them, in a sandbox by default.
 
 Skills are found in the user, project, env, path and plugin folders of the
 agents in use (see 'skillctl help environment' and docs/discovery.md); every
-skill that cannot be loaded is reported, never dropped. Data goes to stdout
-and talk to stderr; in a pipe there is no color, no table header, no prompt
-and no progress.`,
+skill that cannot be loaded is reported, never dropped. Results go to stdout
+and messages to stderr; in a pipe there is no color, no table header, no
+prompt and no progress.`,
 		Annotations: exitStatus(`  0    success
   1    failure: validation errors, install or run failure
   2    bad flags or arguments
