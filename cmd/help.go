@@ -101,19 +101,33 @@ exit-codes (what each exit status means).`,
 	}
 }
 
-// exitCodes is every exit code skillctl uses (SPEC §4), in order.
+// exitCodes is every exit code skillctl uses (SPEC §4), in order: Short for
+// the root command's help, Meaning for 'skillctl help exit-codes'.
 var exitCodes = []struct {
-	Code    int
-	Meaning string
+	Code           int
+	Short, Meaning string
 }{
-	{ExitOK, "success"},
-	{ExitFailure, "failure: validation errors, a skill that cannot be loaded, an install or run that failed, a configuration file that cannot be read"},
-	{ExitUsage, "usage: an unknown command or flag, a wrong number of arguments, a bad flag value (the usage line is printed)"},
-	{ExitNotFound, "not found: no such skill, path or file (close names are suggested)"},
-	{ExitDenied, "denied: a permission rule, a confirmation needed without a terminal, direct mode disabled, a path that leaves the skill folder"},
-	{ExitTimeout, "run: the skill's script timed out"},
-	{ExitSandbox, "run: the sandbox could not be set up at the isolation asked for; nothing ran"},
-	{ExitInterrupted, "interrupted (Ctrl-C, SIGINT or SIGTERM)"},
+	{ExitOK, "success", "success"},
+	{ExitFailure, "failure: validation errors, install or run failure",
+		"failure: validation errors, a skill that cannot be loaded, an install or run that failed, a configuration file that cannot be read"},
+	{ExitUsage, "bad flags or arguments",
+		"usage: an unknown command or flag, a wrong number of arguments, a bad flag value (the usage line is printed)"},
+	{ExitNotFound, "no such skill, path or file", "not found: no such skill, path or file (close names are suggested)"},
+	{ExitDenied, "denied: a permission rule, a needed confirmation, direct mode disabled",
+		"denied: a permission rule, a confirmation needed without a terminal, direct mode disabled, a path that leaves the skill folder"},
+	{ExitTimeout, "run: timed out", "run: the skill's script timed out"},
+	{ExitSandbox, "run: no sandbox at the isolation asked for",
+		"run: the sandbox could not be set up at the isolation asked for; nothing ran"},
+	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C, SIGINT or SIGTERM)"},
+}
+
+// rootExitStatus is the root command's exit status: every code, briefly.
+func rootExitStatus() map[string]string {
+	var lines []string
+	for _, e := range exitCodes {
+		lines = append(lines, fmt.Sprintf("  %-4d %s", e.Code, e.Short))
+	}
+	return exitStatus(strings.Join(lines, "\n"))
 }
 
 func newExitCodesTopic() *cobra.Command {

@@ -206,14 +206,7 @@ agents in use (see 'skillctl help environment' and docs/discovery.md); every
 skill that cannot be loaded is reported, never dropped. Results go to stdout
 and messages to stderr; in a pipe there is no color, no table header, no
 prompt and no progress.`,
-		Annotations: exitStatus(`  0    success
-  1    failure: validation errors, install or run failure
-  2    bad flags or arguments
-  3    no such skill, path or file
-  4    denied: a permission rule, a needed confirmation, direct mode disabled
-  124  run: timed out
-  125  run: no sandbox at the isolation asked for
-  130  interrupted`),
+		Annotations: rootExitStatus(),
 		Example: `  skillctl list
   skillctl init my-skill && skillctl validate my-skill
   skillctl pack my-skill && skillctl install my-skill.skill
