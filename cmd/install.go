@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/install"
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -149,7 +150,7 @@ func resolveTargets(f *Factory, t *install.TargetOptions) error {
 		t.Agents = cfg.Agents
 	}
 	if len(t.Agents) == 0 {
-		t.Agents = []string{skill.AgentClaude}
+		t.Agents = []string{agents.DefaultInstall}
 	}
 	return nil
 }

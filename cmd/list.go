@@ -10,12 +10,13 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 type listOptions struct {
 	IO       *iostreams.IOStreams
-	Discover func(ctx context.Context) (*skill.Catalog, error)
+	Discover func(ctx context.Context) (*catalog.Catalog, error)
 	JSON     bool
 	Source   string
 	All      bool
@@ -51,7 +52,7 @@ Skills that cannot be loaded are always reported on stderr.`,
 			if opts.Source != "" && !contains(skill.Sources, opts.Source) {
 				return FlagErrorf("--source must be one of %s, not %q", strings.Join(skill.Sources, ", "), opts.Source)
 			}
-			opts.Discover = func(ctx context.Context) (*skill.Catalog, error) {
+			opts.Discover = func(ctx context.Context) (*catalog.Catalog, error) {
 				return f.Discover(ctx, true, !f.Global.Quiet)
 			}
 			if runF != nil {
@@ -71,7 +72,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	var entries []*skill.Entry
+	var entries []*catalog.Entry
 	for _, e := range cat.Entries {
 		if opts.Source != "" && e.Source != opts.Source {
 			continue
@@ -84,7 +85,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	if opts.JSON {
 		sums := make([]skill.Summary, len(entries))
 		for i, e := range entries {
-			sums[i] = skill.SummaryOf(e)
+			sums[i] = e.Summary()
 		}
 		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 		if err := writeJSON(w, sums); err != nil {

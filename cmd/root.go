@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/pkg/agents"
+	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/config"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
@@ -113,51 +113,49 @@ func (f *Factory) Agents() ([]string, error) {
 	if len(cfg.Agents) > 0 {
 		return cfg.Agents, nil
 	}
-	return skill.DefaultAgents, nil
+	return agents.DefaultLoad, nil
 }
 
 // DiscoverOptions builds discovery options from the flags, config and environment.
-func (f *Factory) DiscoverOptions() (skill.DiscoverOptions, error) {
+func (f *Factory) DiscoverOptions() (catalog.Options, error) {
 	cfg, err := f.Config()
 	if err != nil {
-		return skill.DiscoverOptions{}, err
+		return catalog.Options{}, err
 	}
 	cwd, err := f.Cwd()
 	if err != nil {
-		return skill.DiscoverOptions{}, err
+		return catalog.Options{}, err
 	}
 	agents, err := f.Agents()
 	if err != nil {
-		return skill.DiscoverOptions{}, err
+		return catalog.Options{}, err
 	}
-	return skill.DiscoverOptions{
+	return catalog.Options{
 		Home: f.Home(), Cwd: cwd, Getenv: f.Getenv, Agents: agents,
 		ConfigPaths: cfg.Paths, Paths: f.Global.Paths,
 	}, nil
 }
 
 // Discover finds every skill. Skills that cannot be loaded are warned about
-// on stderr unless quiet is set.
-func (f *Factory) Discover(ctx context.Context, dropBody, warn bool) (*skill.Catalog, error) {
-	// Loading a catalog allocates many small, short-lived objects: collect
-	// less often (see docs/benchmarks.md). GOGC in the environment wins.
-	if gcTuned.CompareAndSwap(false, true) && f.Getenv("GOGC") == "" {
-		debug.SetGCPercent(catalogGCPercent)
-	}
+// on stderr unless warn is false.
+func (f *Factory) Discover(ctx context.Context, dropBody, warn bool) (*catalog.Catalog, error) {
 	o, err := f.DiscoverOptions()
 	if err != nil {
 		return nil, err
 	}
 	o.DropBody = dropBody
-	cat := skill.Discover(ctx, o)
+	cat, err := catalog.Discover(ctx, o)
+	if err != nil {
+		return nil, err
+	}
 	if warn {
 		f.WarnBroken(cat)
 	}
-	return cat, ctx.Err()
+	return cat, nil
 }
 
 // WarnBroken prints one warning line per skill that could not be loaded.
-func (f *Factory) WarnBroken(cat *skill.Catalog) {
+func (f *Factory) WarnBroken(cat *catalog.Catalog) {
 	for _, p := range cat.Problems() {
 		fmt.Fprintf(f.IO.ErrOut, "warning: skipped %s: %s\n", p.Path, p.Reason)
 	}
@@ -170,11 +168,6 @@ func (f *Factory) Warnf(format string, a ...any) {
 	}
 	fmt.Fprintf(f.IO.ErrOut, "warning: "+format+"\n", a...)
 }
-
-// catalogGCPercent is GOGC while a catalog is loaded.
-const catalogGCPercent = 400
-
-var gcTuned atomic.Bool
 
 // commandBuilders are registered by each command's file.
 var (
@@ -229,7 +222,7 @@ prompt and no progress.`,
 	pf.StringArrayVar(&f.Global.Agents, "agent", nil, "use the folders of `AGENT`: {claude|agents|codex|opencode} (repeatable)")
 	pf.StringVar(&f.Global.ConfigFile, "config", "", "read configuration from `FILE` too")
 	_ = root.RegisterFlagCompletionFunc("color", fixedCompletion("auto", "always", "never"))
-	_ = root.RegisterFlagCompletionFunc("agent", fixedCompletion(skill.Agents...))
+	_ = root.RegisterFlagCompletionFunc("agent", fixedCompletion(agents.Names()...))
 	_ = root.MarkPersistentFlagDirname("chdir")
 	_ = root.MarkPersistentFlagDirname("path")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
@@ -263,8 +256,8 @@ func (f *Factory) applyGlobal() error {
 	}
 	for _, a := range f.Global.Agents {
 		for _, one := range strings.Split(a, ",") {
-			if !contains(skill.Agents, one) {
-				return FlagErrorf("--agent must be one of %s, not %q", strings.Join(skill.Agents, ", "), one)
+			if _, ok := agents.Lookup(one); !ok {
+				return FlagErrorf("--agent must be one of %s, not %q", strings.Join(agents.Names(), ", "), one)
 			}
 		}
 	}

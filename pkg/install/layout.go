@@ -10,38 +10,24 @@ import (
 
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
-// locate finds the skills of a staged source (SPEC §6): SKILL.md at the
-// top; else every outermost folder below holding SKILL.md (one top-level
-// folder is the common case). Several skills are all installed unless
+// locate finds the skills of a staged source by the one finder's rules
+// (skilltree.InList): SKILL.md at the top, else every outermost folder
+// below holding SKILL.md (one top-level folder is the common case). Several skills are all installed unless
 // --skill picks some. Each picked skill is moved to a folder named after it.
 func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
+	names := make([]string, 0, len(st.files))
+	for f := range st.files {
+		names = append(names, f)
+	}
 	var rels []string
-	if hasSkillMd(st, "") {
-		rels = []string{""}
-	} else {
-		for f := range st.files {
-			base := path.Base(f)
-			if base != "SKILL.md" && base != "skill.md" {
-				continue
-			}
-			dir := path.Dir(f)
-			if base == "skill.md" && st.files[dir+"/SKILL.md"] {
-				continue
-			}
-			rels = append(rels, dir)
+	for _, d := range skilltree.InList(names) {
+		if d == "." {
+			d = ""
 		}
-		sort.Strings(rels)
-		// keep the outermost: a skill's own subfolders belong to it
-		var outer []string
-		for _, r := range rels {
-			if len(outer) > 0 && strings.HasPrefix(r, outer[len(outer)-1]+"/") {
-				continue
-			}
-			outer = append(outer, r)
-		}
-		rels = outer
+		rels = append(rels, d)
 	}
 	if len(rels) == 0 {
 		return nil, fmt.Errorf("%s: %w: no SKILL.md at the top, in a top-level folder or in any folder below", s.arg, ErrNoSkill)
@@ -101,16 +87,6 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 		c.dir = dest
 	}
 	return cands, nil
-}
-
-func hasSkillMd(st *staged, dir string) bool {
-	p := func(n string) string {
-		if dir == "" {
-			return n
-		}
-		return dir + "/" + n
-	}
-	return st.files[p("SKILL.md")] || st.files[p("skill.md")]
 }
 
 // checkLinks refuses symlinks that resolve outside the skill folder (also

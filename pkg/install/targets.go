@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/agents"
 )
 
 // Scopes.
@@ -27,12 +27,9 @@ type TargetOptions struct {
 	Getenv func(string) string
 }
 
-// TargetRoots lists the target roots: Dir, else the skills folder of each
-// agent in the scope (SPEC §3) — user: ~/.claude/skills (or
-// $CLAUDE_CONFIG_DIR/skills), ~/.agents/skills, ~/.codex/skills,
-// ~/.config/opencode/skills; project: .claude/skills, .agents/skills (also
-// for codex), .opencode/skills at the repository top (the working folder
-// when there is no repository).
+// TargetRoots lists the target roots: Dir, else the install folder of each
+// agent (pkg/agents) in the scope: user (the home folder) or project (the
+// repository top, or the working folder when there is no repository).
 func TargetRoots(o TargetOptions) ([]string, error) {
 	if o.Dir != "" {
 		d := o.Dir
@@ -45,62 +42,34 @@ func TargetRoots(o TargetOptions) ([]string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	agents := o.Agents
-	if len(agents) == 0 {
-		agents = []string{skill.AgentClaude}
+	names := o.Agents
+	if len(names) == 0 {
+		names = []string{agents.DefaultInstall}
 	}
-	var roots []string
-	add := func(p string) {
-		p = filepath.Clean(p)
-		for _, r := range roots {
-			if r == p {
-				return
-			}
-		}
-		roots = append(roots, p)
-	}
+	var project bool
+	var top string
 	switch o.Scope {
 	case "", ScopeUser:
 		if o.Home == "" {
 			return nil, fmt.Errorf("no home folder: set HOME or use --dir")
 		}
-		claude := filepath.Join(o.Home, ".claude")
-		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			claude = d
-		}
-		for _, a := range agents {
-			switch a {
-			case skill.AgentClaude:
-				add(filepath.Join(claude, "skills"))
-			case skill.AgentAgents:
-				add(filepath.Join(o.Home, ".agents", "skills"))
-			case skill.AgentCodex:
-				add(filepath.Join(o.Home, ".codex", "skills"))
-			case skill.AgentOpenCode:
-				add(filepath.Join(o.Home, ".config", "opencode", "skills"))
-			default:
-				return nil, fmt.Errorf("unknown agent %q", a)
-			}
-		}
 	case ScopeProject:
-		top := skill.RepoTop(o.Cwd)
-		if top == "" {
+		project = true
+		if top = agents.RepoTop(o.Cwd); top == "" {
 			top = o.Cwd
-		}
-		for _, a := range agents {
-			switch a {
-			case skill.AgentClaude:
-				add(filepath.Join(top, ".claude", "skills"))
-			case skill.AgentAgents, skill.AgentCodex:
-				add(filepath.Join(top, ".agents", "skills"))
-			case skill.AgentOpenCode:
-				add(filepath.Join(top, ".opencode", "skills"))
-			default:
-				return nil, fmt.Errorf("unknown agent %q", a)
-			}
 		}
 	default:
 		return nil, fmt.Errorf("--scope must be user or project, not %q", o.Scope)
+	}
+	var roots []string
+	for _, n := range names {
+		d, err := agents.InstallDir(n, project, top, agents.Env{Home: o.Home, Getenv: getenv})
+		if err != nil {
+			return nil, err
+		}
+		if d = filepath.Clean(d); !contains(roots, d) {
+			roots = append(roots, d)
+		}
 	}
 	return roots, nil
 }

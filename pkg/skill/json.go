@@ -30,20 +30,6 @@ const (
 	StatusBroken   = "broken"
 )
 
-// SummaryOf describes a discovery entry.
-func SummaryOf(e *Entry) Summary {
-	if e.Skill == nil {
-		return Summary{Name: e.Name, ID: e.ID(), Source: e.Source, Plugin: e.Plugin, Path: e.Dir,
-			Status: StatusBroken, Error: ErrorReason(e.Err)}
-	}
-	s := SkillSummary(e.Skill)
-	if e.ShadowedBy != "" {
-		s.Status = StatusShadowed
-		s.ShadowedBy = e.ShadowedBy
-	}
-	return s
-}
-
 // SkillSummary describes a loaded skill.
 func SkillSummary(sk *Skill) Summary {
 	return Summary{Name: sk.Name, ID: sk.ID, Description: sk.Description, Source: sk.Source, Plugin: sk.Plugin,

@@ -201,12 +201,39 @@ func Load(dir string, opts LoadOptions) (*Skill, error) {
 		}
 		return nil, err
 	}
+	markLowercase(s, lower)
+	return s, nil
+}
+
+func markLowercase(s *Skill, lower bool) {
 	s.LowercaseFile = lower
 	if lower {
 		s.Diagnostics = append(s.Diagnostics, Diagnostic{Rule: "skill-md-lowercase", Severity: SeverityWarning,
 			Message: "the file is named skill.md; agents look for SKILL.md", Hint: "rename it to SKILL.md"})
 	}
+}
+
+// LoadData builds the skill in dir from the content of its skill file
+// (file is the path of SKILL.md or of a lone skill.md), as Load would.
+func LoadData(dir, file string, data []byte, opts LoadOptions) (*Skill, error) {
+	s, err := FromBytes(data, dir, file, opts)
+	if err != nil {
+		return nil, err
+	}
+	markLowercase(s, filepath.Base(file) == "skill.md")
 	return s, nil
+}
+
+// NewReadBuf returns a read buffer for ReadSkillFileInto.
+func NewReadBuf() *[]byte { return newReadBuf() }
+
+// ReadSkillFileInto reads a SKILL.md and hands its bytes to fn, refusing
+// files over MaxSkillMDSize. The bytes are valid only during the call. buf
+// (nil: a pooled one) is the read buffer; fast takes a short read as the
+// end of a regular file. A folder named SKILL.md is a *LoadError wrapping
+// syscall.EISDIR; a missing file wraps fs.ErrNotExist.
+func ReadSkillFileInto(file string, fast bool, buf *[]byte, fn func(data []byte) error) error {
+	return withSkillFile(file, fast, buf, func(_ string, data []byte) error { return fn(data) })
 }
 
 // readBufPool holds read buffers for SKILL.md files.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
 // archiveHeadBytes is how much of a non-executable script is read (for "#!").
@@ -104,20 +105,14 @@ func (m *memFS) addFile(e *memEntry) {
 	m.dirs[parent] = append(m.dirs[parent], path.Base(e.name))
 }
 
-// skillDirs lists the folders of the archive holding SKILL.md (or skill.md), sorted.
+// skillDirs lists the skill folders of the archive, found by the one
+// finder's rules (skilltree.InList), sorted.
 func (m *memFS) skillDirs() []string {
-	set := map[string]bool{}
+	names := make([]string, 0, len(m.files))
 	for name := range m.files {
-		if b := path.Base(name); b == "SKILL.md" || b == "skill.md" {
-			set[path.Dir(name)] = true
-		}
+		names = append(names, name)
 	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out
+	return skilltree.InList(names)
 }
 
 // Open implements fs.FS.

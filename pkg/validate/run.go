@@ -7,14 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/skillctl/skillctl/pkg/archive"
+	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
 // Validator validates what paths name: skill folders, SKILL.md files, trees
@@ -25,6 +26,8 @@ type Validator struct {
 	BaseDir string
 	// Workers bounds the parallel work (default: GOMAXPROCS).
 	Workers int
+	// Ignore, when set, leaves folders of trees out (see skilltree.Options).
+	Ignore func(rel string) bool
 	// Progress, when set, is called after each skill with the number
 	// validated so far. It is called from several goroutines.
 	Progress func(done int)
@@ -35,6 +38,9 @@ type Report struct {
 	Profile string `json:"profile"`
 	// Results holds one result per skill, in the order of the inputs, then by path.
 	Results []*Result `json:"skills"`
+	// Skipped are symbolic links in trees that were not followed (see
+	// pkg/skilltree); they are warned about, not validated.
+	Skipped []catalog.Problem `json:"-"`
 }
 
 // Run validates every input. A path that does not exist is an error wrapping
@@ -66,24 +72,29 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 		inputs = append(inputs, input{display: p, abs: abs, info: fi})
 	}
 	r := &runner{pt: newProfileTable(v.Profile), ctx: ctx, progress: v.Progress, counts: make([]atomic.Int64, len(inputs))}
-	workers := v.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	p := newPool()
+	var skipped []catalog.Problem
+	var skippedMu sync.Mutex
 	for i, in := range inputs {
-		switch {
-		case in.info.IsDir():
-			real, err := filepath.EvalSymlinks(in.abs)
-			if err != nil {
-				real = in.abs
-			}
-			p.push(func(p *pool) { r.walkDir(p, i, in.display, in.abs, real) })
-		default:
-			p.push(func(p *pool) { r.file(i, in.display, in.abs) })
+		if !in.info.IsDir() {
+			r.file(i, in.display, in.abs)
+			continue
+		}
+		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, Ignore: v.Ignore},
+			func(f *skilltree.Found) {
+				if f.Skipped() {
+					skippedMu.Lock()
+					skipped = append(skipped, catalog.Problem{Path: filepath.Join(in.display, filepath.FromSlash(f.Rel)),
+						Source: skill.SourcePath, Reason: skill.ErrorReason(f.Err)})
+					skippedMu.Unlock()
+					return
+				}
+				r.found(i, in.display, f)
+			})
+		if err != nil && ctx.Err() == nil {
+			r.add(i, &Result{Dir: in.display, Findings: []Finding{{Rule: "unreadable", Severity: r.pt.sev["unreadable"],
+				Message: "cannot read the folder: " + errText(errors.Unwrap(err)), File: in.display, Hint: r.pt.hint["unreadable"]}}})
 		}
 	}
-	p.run(workers)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -101,7 +112,8 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 		}
 		return x.res.Dir < y.res.Dir
 	})
-	rep := &Report{Profile: r.pt.profile, Results: make([]*Result, len(r.results))}
+	sort.Slice(skipped, func(a, b int) bool { return skipped[a].Path < skipped[b].Path })
+	rep := &Report{Profile: r.pt.profile, Results: make([]*Result, len(r.results)), Skipped: skipped}
 	for i, x := range r.results {
 		rep.Results[i] = x.res
 	}
@@ -120,9 +132,8 @@ type runner struct {
 	counts   []atomic.Int64
 	done     atomic.Int64
 
-	mu       sync.Mutex
-	results  []indexedResult
-	seenReal map[string]bool
+	mu      sync.Mutex
+	results []indexedResult
 }
 
 func (r *runner) add(input int, res *Result) {
@@ -136,100 +147,20 @@ func (r *runner) add(input int, res *Result) {
 	}
 }
 
-// firstVisit records a folder reached through a symbolic link; false when it was seen before.
-func (r *runner) firstVisit(real string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seenReal == nil {
-		r.seenReal = map[string]bool{}
-	}
-	if r.seenReal[real] {
-		return false
-	}
-	r.seenReal[real] = true
-	return true
-}
-
-// skipTreeDir names folders a tree walk never enters.
-func skipTreeDir(name string) bool { return name == ".git" || name == "node_modules" }
-
-// walkDir validates dir when it holds SKILL.md, else looks for skills below it.
-func (r *runner) walkDir(p *pool, input int, display, abs, real string) {
-	if r.ctx.Err() != nil {
+// found validates a skill folder the tree walk found, or reports why it
+// could not be read.
+func (r *runner) found(input int, display string, f *skilltree.Found) {
+	disp := filepath.Join(display, filepath.FromSlash(f.Rel))
+	t := osTarget(disp, f.Dir, nil)
+	switch {
+	case f.Err == nil:
+		t.preName, t.preData = filepath.Base(f.File), f.Data
+	case f.File == "":
+		r.add(input, &Result{Dir: disp, Findings: []Finding{{Rule: "unreadable", Severity: r.pt.sev["unreadable"],
+			Message: skill.ErrorReason(f.Err), File: disp, Hint: r.pt.hint["unreadable"]}}})
 		return
 	}
-	// Most folders of a tree are skills: read SKILL.md straight away.
-	data, err := readSkillFile(filepath.Join(abs, "SKILL.md"))
-	if err == nil {
-		t := osTarget(display, abs, nil)
-		t.preName, t.preData = "SKILL.md", data
-		if len(data) > skill.MaxSkillMDSize {
-			t.preData = nil // validateTarget reports it
-		}
-		r.add(input, validateTarget(t, r.pt))
-		return
-	}
-	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotRegular) {
-		r.add(input, validateTarget(osTarget(display, abs, nil), r.pt))
-		return
-	}
-	entries, err := readDirUnsorted(abs)
-	if err != nil {
-		res := &Result{Dir: display, Findings: []Finding{{Rule: "unreadable", Severity: r.pt.sev["unreadable"],
-			Message: "cannot read the folder: " + errText(err), File: display, Hint: r.pt.hint["unreadable"]}}}
-		r.add(input, res)
-		return
-	}
-	for _, e := range entries {
-		if n := e.Name(); (n == "SKILL.md" || n == "skill.md") && !e.IsDir() {
-			r.add(input, validateTarget(osTarget(display, abs, entries), r.pt))
-			return
-		}
-	}
-	var jobs []func(*pool)
-	for _, e := range entries {
-		name := e.Name()
-		if skipTreeDir(name) {
-			continue
-		}
-		childAbs := filepath.Join(abs, name)
-		childReal := filepath.Join(real, name)
-		switch {
-		case e.IsDir():
-		case e.Type()&fs.ModeSymlink != 0:
-			rp, err := filepath.EvalSymlinks(childAbs)
-			if err != nil {
-				continue
-			}
-			fi, err := os.Stat(rp)
-			if err != nil || !fi.IsDir() {
-				continue
-			}
-			sep := string(filepath.Separator)
-			if rp == real || strings.HasPrefix(real+sep, rp+sep) || !r.firstVisit(rp) {
-				continue // a link back up the tree, or a folder already walked
-			}
-			childReal = rp
-		default:
-			continue
-		}
-		childDisplay := filepath.Join(display, name)
-		jobs = append(jobs, func(p *pool) { r.walkDir(p, input, childDisplay, childAbs, childReal) })
-	}
-	p.push(jobs...)
-}
-
-func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if entries == nil {
-		entries = []fs.DirEntry{}
-	}
-	return entries, err
+	r.add(input, validateTarget(t, r.pt))
 }
 
 func errText(err error) string {
@@ -271,66 +202,4 @@ func (r *runner) file(input int, display, abs string) {
 	for _, t := range targets {
 		r.add(input, validateTarget(t, r.pt))
 	}
-}
-
-// pool runs jobs on a fixed number of goroutines; a job may push more jobs.
-type pool struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []func(*pool)
-	pending int
-}
-
-func newPool() *pool {
-	p := &pool{}
-	p.cond = sync.NewCond(&p.mu)
-	return p
-}
-
-func (p *pool) push(jobs ...func(*pool)) {
-	if len(jobs) == 0 {
-		return
-	}
-	p.mu.Lock()
-	p.queue = append(p.queue, jobs...)
-	p.pending += len(jobs)
-	p.mu.Unlock()
-	if len(jobs) == 1 {
-		p.cond.Signal()
-	} else {
-		p.cond.Broadcast()
-	}
-}
-
-func (p *pool) run(workers int) {
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				p.mu.Lock()
-				for len(p.queue) == 0 && p.pending > 0 {
-					p.cond.Wait()
-				}
-				if p.pending == 0 {
-					p.mu.Unlock()
-					p.cond.Broadcast()
-					return
-				}
-				job := p.queue[len(p.queue)-1]
-				p.queue = p.queue[:len(p.queue)-1]
-				p.mu.Unlock()
-				job(p)
-				p.mu.Lock()
-				p.pending--
-				last := p.pending == 0
-				p.mu.Unlock()
-				if last {
-					p.cond.Broadcast()
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

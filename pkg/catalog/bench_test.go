@@ -1,9 +1,11 @@
-package skill
+package catalog
 
 import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 func BenchmarkDiscover10k(b *testing.B) {
@@ -12,8 +14,8 @@ func BenchmarkDiscover10k(b *testing.B) {
 		b.Skip("set SKILLCTL_BENCH_ROOT to a folder of generated skills")
 	}
 	for i := 0; i < b.N; i++ {
-		cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}}, true)
-		if len(cat.Entries) == 0 {
+		cat, err := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: skill.SourcePath}}, true)
+		if err != nil || len(cat.Entries) == 0 {
 			b.Fatal("no skills")
 		}
 	}

@@ -1,4 +1,4 @@
-package skill
+package catalog
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/skillctl/skillctl/pkg/agents"
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 func writeSkill(t *testing.T, dir, name, desc string) string {
@@ -61,14 +64,15 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) opts() DiscoverOptions {
-	return DiscoverOptions{Home: f.home, Cwd: f.cwd, Getenv: func(k string) string { return f.env[k] },
+func (f *fixture) opts() Options {
+	return Options{Home: f.home, Cwd: f.cwd, Getenv: func(k string) string { return f.env[k] },
 		Paths: []string{f.env["PATHDIR"]}}
 }
 
 func TestDiscoverTiersAndShadowing(t *testing.T) {
 	f := newFixture(t)
-	cat := Discover(context.Background(), f.opts())
+	cat, err := Discover(context.Background(), f.opts())
+	require.NoError(t, err)
 	require.Empty(t, cat.Problems())
 
 	byID := map[string]*Entry{}
@@ -110,7 +114,8 @@ func TestDiscoverNearerProjectShadowsFarther(t *testing.T) {
 	o := f.opts()
 	o.Paths = nil
 	o.Getenv = func(string) string { return "" }
-	cat := Discover(context.Background(), o)
+	cat, err := Discover(context.Background(), o)
+	require.NoError(t, err)
 	s, err := cat.Resolve("shared", f.cwd)
 	require.NoError(t, err)
 	assert.Equal(t, "from sub", s.Description)
@@ -120,8 +125,9 @@ func TestDiscoverNearerProjectShadowsFarther(t *testing.T) {
 func TestDiscoverAgents(t *testing.T) {
 	f := newFixture(t)
 	o := f.opts()
-	o.Agents = []string{AgentAgents}
-	cat := Discover(context.Background(), o)
+	o.Agents = []string{agents.Agents}
+	cat, err := Discover(context.Background(), o)
+	require.NoError(t, err)
 	for _, e := range cat.Entries {
 		assert.NotContains(t, e.Dir, string(filepath.Separator)+".claude"+string(filepath.Separator), "claude folders are not read for --agent agents")
 	}
@@ -132,7 +138,7 @@ func TestDiscoverAgents(t *testing.T) {
 	assert.True(t, names["agents-user"])
 	assert.False(t, names["lint"], "plugins belong to claude")
 
-	o.Agents = []string{AgentCodex}
+	o.Agents = []string{agents.Codex}
 	roots := Roots(o)
 	var dirs []string
 	for _, r := range roots {
@@ -142,7 +148,7 @@ func TestDiscoverAgents(t *testing.T) {
 	assert.Contains(t, dirs, filepath.Join(f.repo, "sub", ".agents", "skills"))
 	assert.NotContains(t, dirs, filepath.Join(f.repo, ".claude", "skills"))
 
-	o.Agents = []string{AgentOpenCode}
+	o.Agents = []string{agents.OpenCode}
 	dirs = nil
 	for _, r := range Roots(o) {
 		dirs = append(dirs, r.Dir)
@@ -158,8 +164,9 @@ func TestDiscoverClaudeConfigDirAndSkillsDir(t *testing.T) {
 	writeSkill(t, filepath.Join(cfg, "skills"), "from-config-dir", "d")
 	writeSkill(t, filepath.Join(base, "csd"), "from-skills-dir", "d")
 	env := map[string]string{"CLAUDE_CONFIG_DIR": cfg, "CLAUDE_SKILLS_DIR": filepath.Join(base, "csd")}
-	cat := Discover(context.Background(), DiscoverOptions{Home: filepath.Join(base, "nohome"), Cwd: base,
+	cat, err := Discover(context.Background(), Options{Home: filepath.Join(base, "nohome"), Cwd: base,
 		Getenv: func(k string) string { return env[k] }})
+	require.NoError(t, err)
 	var ids []string
 	for _, s := range cat.Skills() {
 		ids = append(ids, s.ID)
@@ -181,7 +188,8 @@ func TestDiscoverBrokenSkillsAreReported(t *testing.T) {
 	writeFile(t, filepath.Join(root, "README.md"), "not a skill")
 	writeFile(t, filepath.Join(root, ".hidden", "SKILL.md"), "ignored")
 
-	cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}}, true)
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: skill.SourceUser}}, true)
+	require.NoError(t, err)
 	var good []string
 	for _, s := range cat.Skills() {
 		good = append(good, s.Name)
@@ -209,7 +217,8 @@ func TestDiscoverUnreadableSkill(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "locked", "d")
 	require.NoError(t, os.Chmod(filepath.Join(root, "locked", "SKILL.md"), 0))
-	cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}}, true)
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: skill.SourcePath}}, true)
+	require.NoError(t, err)
 	require.Len(t, cat.Problems(), 1)
 	assert.Contains(t, cat.Problems()[0].Reason, "permission denied")
 }
@@ -221,7 +230,8 @@ func TestDiscoverSymlinkedSkillLoadedOnce(t *testing.T) {
 	require.NoError(t, os.MkdirAll(root, 0o755))
 	require.NoError(t, os.Symlink(real, filepath.Join(root, "linked")))
 	require.NoError(t, os.Symlink(real, filepath.Join(root, "alias")))
-	cat := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: SourcePath}, {Dir: filepath.Join(base, "store"), Source: SourceEnv}}, false)
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: skill.SourcePath}, {Dir: filepath.Join(base, "store"), Source: skill.SourceEnv}}, false)
+	require.NoError(t, err)
 	require.Len(t, cat.Entries, 1, "the same real folder is loaded once")
 	assert.Equal(t, "linked", cat.Entries[0].Name)
 	assert.Empty(t, cat.Problems())
@@ -230,14 +240,16 @@ func TestDiscoverSymlinkedSkillLoadedOnce(t *testing.T) {
 func TestDiscoverPathNamingOneSkill(t *testing.T) {
 	base := t.TempDir()
 	dir := writeSkill(t, base, "solo", "d")
-	cat := DiscoverRoots(context.Background(), []Root{{Dir: dir, Source: SourcePath}}, false)
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: dir, Source: skill.SourcePath}}, false)
+	require.NoError(t, err)
 	require.Len(t, cat.Skills(), 1)
 	assert.Equal(t, "path:solo", cat.Skills()[0].ID)
 }
 
 func TestResolve(t *testing.T) {
 	f := newFixture(t)
-	cat := Discover(context.Background(), f.opts())
+	cat, err := Discover(context.Background(), f.opts())
+	require.NoError(t, err)
 	s, err := cat.Resolve("tools:shared", f.cwd)
 	require.NoError(t, err)
 	assert.Equal(t, "plugin shared", s.Description)
@@ -249,24 +261,24 @@ func TestResolve(t *testing.T) {
 	assert.Equal(t, "top-only", s.Name)
 
 	_, err = cat.Resolve("user-onyl", f.cwd)
-	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorIs(t, err, skill.ErrNotFound)
 	assert.Contains(t, err.Error(), "did you mean user-only?")
 }
 
 func TestCompareVersions(t *testing.T) {
-	assert.Negative(t, CompareVersions("1.9.0", "1.10.0"))
-	assert.Positive(t, CompareVersions("v2.0", "1.99"))
-	assert.Negative(t, CompareVersions("1.0.0-beta", "1.0.0"))
-	assert.Zero(t, CompareVersions("1.2", "1.2"))
+	assert.Negative(t, skill.CompareVersions("1.9.0", "1.10.0"))
+	assert.Positive(t, skill.CompareVersions("v2.0", "1.99"))
+	assert.Negative(t, skill.CompareVersions("1.0.0-beta", "1.0.0"))
+	assert.Zero(t, skill.CompareVersions("1.2", "1.2"))
 }
 
 func TestRepoTopAndProjectDirs(t *testing.T) {
 	base := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(base, "r", ".git"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(base, "r", "a", "b"), 0o755))
-	assert.Equal(t, filepath.Join(base, "r"), RepoTop(filepath.Join(base, "r", "a", "b")))
+	assert.Equal(t, filepath.Join(base, "r"), agents.RepoTop(filepath.Join(base, "r", "a", "b")))
 	assert.Equal(t, []string{filepath.Join(base, "r"), filepath.Join(base, "r", "a"), filepath.Join(base, "r", "a", "b")},
-		projectDirs(filepath.Join(base, "r", "a", "b")))
+		agents.ProjectDirs(filepath.Join(base, "r", "a", "b")))
 }
 
 func TestDiscoverLinkToAnotherRootsSkillLoadedOnce(t *testing.T) {
@@ -278,8 +290,9 @@ func TestDiscoverLinkToAnotherRootsSkillLoadedOnce(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(store, "shared"), filepath.Join(other, "shared-link")))
 	// the same root twice (through a link to the root itself) is read once
 	require.NoError(t, os.Symlink(store, filepath.Join(base, "store-link")))
-	cat := DiscoverRoots(context.Background(), []Root{{Dir: store, Source: SourceUser}, {Dir: other, Source: SourceEnv},
-		{Dir: filepath.Join(base, "store-link"), Source: SourcePath}}, true)
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: store, Source: skill.SourceUser}, {Dir: other, Source: skill.SourceEnv},
+		{Dir: filepath.Join(base, "store-link"), Source: skill.SourcePath}}, true)
+	require.NoError(t, err)
 	require.Len(t, cat.Entries, 1)
 	assert.Equal(t, "user:shared", cat.Entries[0].ID())
 	assert.Equal(t, filepath.Join(store, "shared"), cat.Entries[0].RealDir())

@@ -1,0 +1,511 @@
+// Package catalog is discovery over the tiers of SPEC §3: the user, project,
+// env, path and plugin folders of the agents in use, loaded through
+// skilltree, with shadowing, and the lookups commands need on the result
+// (Resolve, Suggest).
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/skillctl/skillctl/pkg/agents"
+	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
+)
+
+// Options says where to look.
+type Options struct {
+	// Home is the user's home folder.
+	Home string
+	// Cwd is the working folder (project folders are found above it).
+	Cwd string
+	// Getenv reads the environment (SKILLCTL_PATH, CLAUDE_SKILLS_DIR,
+	// CLAUDE_CONFIG_DIR, GOGC); nil reads the process's.
+	Getenv func(string) string
+	// Agents picks the agents whose folders are searched (default agents.DefaultLoad).
+	Agents []string
+	// ConfigPaths come from the config file's paths:, Paths from --path flags.
+	ConfigPaths []string
+	Paths       []string
+	// DropBody keeps skills small (for listings).
+	DropBody bool
+}
+
+// Root is a folder searched for skills.
+type Root struct {
+	Dir    string `json:"dir"`
+	Source string `json:"source"`
+	// Plugin is set for a plugin's skills folder.
+	Plugin string `json:"plugin,omitempty"`
+	// Agents lists the agents that load this folder (user and project tiers).
+	Agents []string `json:"agents,omitempty"`
+}
+
+// Layout is how the root holds its skills: agent and plugin folders hold
+// one skill per child folder; env and path folders are trees.
+func (r Root) Layout() skilltree.Layout {
+	if r.Source == skill.SourceEnv || r.Source == skill.SourcePath {
+		return skilltree.Tree
+	}
+	return skilltree.Children
+}
+
+// Entry is one skill folder found by discovery, loaded or not.
+type Entry struct {
+	Name   string
+	Source string
+	Plugin string
+	Dir    string
+	// Skill is nil when the folder could not be loaded; Err says why.
+	Skill *skill.Skill
+	Err   error
+	// ShadowedBy is the id of the skill that hides this one.
+	ShadowedBy string
+	// Agents lists the agents that load the folder it was found in.
+	Agents []string
+	real   string
+	rel    string
+	order  int
+}
+
+// ID is the entry's id (source:name or plugin:name).
+func (e *Entry) ID() string {
+	if e.Skill != nil {
+		return e.Skill.ID
+	}
+	if e.Plugin != "" {
+		return e.Plugin + ":" + e.Name
+	}
+	return e.Source + ":" + e.Name
+}
+
+// DisplayName is the name people use: plugin skills are <plugin>:<name>.
+func (e *Entry) DisplayName() string {
+	if e.Plugin != "" {
+		return e.Plugin + ":" + e.Name
+	}
+	return e.Name
+}
+
+// RealDir is the entry's folder with symbolic links resolved, as discovery
+// found it ("" when unknown).
+func (e *Entry) RealDir() string { return e.real }
+
+// key is what shadowing compares: plugin skills never collide with others.
+func (e *Entry) key() string {
+	if e.Plugin != "" {
+		return "plugin\x00" + e.Plugin + ":" + e.Name
+	}
+	return e.Name
+}
+
+// Problem is a skill (or root) that could not be loaded.
+type Problem struct {
+	Path   string `json:"path"`
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Catalog is the result of discovery.
+type Catalog struct {
+	// Roots searched, lowest precedence first.
+	Roots []Root
+	// Entries holds every skill folder found, sorted by display name (plugin
+	// skills as <plugin>:<name>), then lowest precedence first.
+	Entries []*Entry
+}
+
+// Skills returns the effective skills (loaded and not shadowed), sorted by name.
+func (c *Catalog) Skills() []*skill.Skill {
+	var out []*skill.Skill
+	for _, e := range c.Entries {
+		if e.Skill != nil && e.ShadowedBy == "" {
+			out = append(out, e.Skill)
+		}
+	}
+	return out
+}
+
+// Broken returns the entries that could not be loaded.
+func (c *Catalog) Broken() []*Entry {
+	var out []*Entry
+	for _, e := range c.Entries {
+		if e.Err != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Problems returns the broken entries as problems.
+func (c *Catalog) Problems() []Problem {
+	var out []Problem
+	for _, e := range c.Broken() {
+		out = append(out, Problem{Path: e.Dir, Source: e.Source, Reason: skill.ErrorReason(e.Err)})
+	}
+	return out
+}
+
+// Roots lists the folders to search, lowest precedence first.
+func Roots(o Options) []Root {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	names := o.Agents
+	if len(names) == 0 {
+		names = agents.DefaultLoad
+	}
+	var roots []Root
+	seen := map[string]bool{}
+	add := func(dir, source string, by []string) {
+		if dir == "" {
+			return
+		}
+		dir = filepath.Clean(dir)
+		key := source + "\x00" + dir
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		roots = append(roots, Root{Dir: dir, Source: source, Agents: by})
+	}
+	env := agents.Env{Home: o.Home, Getenv: getenv}
+	for _, f := range agents.UserFolders(names, env) {
+		add(f.Dir, skill.SourceUser, f.Agents)
+	}
+	// project: from the repository top down to the working folder
+	if o.Cwd != "" {
+		for _, dir := range agents.ProjectDirs(o.Cwd) {
+			for _, f := range agents.ProjectFolders(names, dir) {
+				add(f.Dir, skill.SourceProject, f.Agents)
+			}
+		}
+	}
+	for _, d := range filepath.SplitList(getenv("SKILLCTL_PATH")) {
+		add(absFrom(o.Cwd, d), skill.SourceEnv, nil)
+	}
+	add(absFrom(o.Cwd, getenv("CLAUDE_SKILLS_DIR")), skill.SourceEnv, nil)
+	// path: config first, flags last (flags win)
+	for _, d := range o.ConfigPaths {
+		add(absFrom(o.Cwd, d), skill.SourcePath, nil)
+	}
+	for _, d := range o.Paths {
+		add(absFrom(o.Cwd, d), skill.SourcePath, nil)
+	}
+	if agents.LoadsPlugins(names) {
+		roots = append(roots, pluginRoots(filepath.Join(env.ClaudeDir(), "plugins", "cache"))...)
+	}
+	return roots
+}
+
+func absFrom(cwd, p string) string {
+	if p == "" {
+		return ""
+	}
+	if strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(h, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) && cwd != "" {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// pluginRoots finds <cache>/<marketplace>/<plugin>/<version>/skills, newest version of each plugin.
+func pluginRoots(cache string) []Root {
+	markets, err := os.ReadDir(cache)
+	if err != nil {
+		return nil
+	}
+	var roots []Root
+	for _, m := range markets {
+		if !m.IsDir() || strings.HasPrefix(m.Name(), ".") {
+			continue
+		}
+		plugins, err := os.ReadDir(filepath.Join(cache, m.Name()))
+		if err != nil {
+			continue
+		}
+		for _, p := range plugins {
+			if !p.IsDir() || strings.HasPrefix(p.Name(), ".") {
+				continue
+			}
+			versions, err := os.ReadDir(filepath.Join(cache, m.Name(), p.Name()))
+			if err != nil {
+				continue
+			}
+			var names []string
+			for _, v := range versions {
+				if v.IsDir() && !strings.HasPrefix(v.Name(), ".") {
+					names = append(names, v.Name())
+				}
+			}
+			if len(names) == 0 {
+				continue
+			}
+			sort.Slice(names, func(i, j int) bool { return skill.CompareVersions(names[i], names[j]) < 0 })
+			newest := names[len(names)-1]
+			roots = append(roots, Root{Dir: filepath.Join(cache, m.Name(), p.Name(), newest, "skills"),
+				Source: skill.SourcePlugin, Plugin: p.Name()})
+		}
+	}
+	return roots
+}
+
+// gcPercent is the collector's target while a catalog loads: loading
+// allocates many small, short-lived objects (docs/benchmarks.md).
+const gcPercent = 400
+
+var gcMu sync.Mutex
+
+// Discover finds and loads every skill under the roots of o. It returns
+// ctx.Err() when cancelled. While it loads, the garbage collector runs
+// less often, unless GOGC is set.
+func Discover(ctx context.Context, o Options) (*Catalog, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if getenv("GOGC") == "" {
+		gcMu.Lock()
+		old := debug.SetGCPercent(gcPercent)
+		defer func() { debug.SetGCPercent(old); gcMu.Unlock() }()
+	}
+	return DiscoverRoots(ctx, Roots(o), o.DropBody)
+}
+
+// DiscoverRoots loads the skills under the given roots (lowest precedence
+// first), applies shadowing and reports what could not be loaded. A folder
+// reached twice (through links, or as two roots) is loaded once, for the
+// first root that reaches it.
+func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, error) {
+	cat := &Catalog{Roots: roots}
+	var all []*Entry
+	reals := map[string]bool{}
+	for i := range roots {
+		r := &roots[i]
+		var mu sync.Mutex
+		var found []*Entry
+		err := skilltree.Walk(ctx, r.Dir, skilltree.Options{Layout: r.Layout(), Fast: dropBody}, func(f *skilltree.Found) {
+			e := newEntry(r, f, dropBody)
+			mu.Lock()
+			found = append(found, e)
+			mu.Unlock()
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // a folder that is not there holds no skills
+			}
+			found = append(found, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir,
+				Err: &skill.LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + skill.ErrorReason(errors.Unwrap(err))}})
+		}
+		sort.Slice(found, func(a, b int) bool { return found[a].rel < found[b].rel })
+		for _, e := range found {
+			if e.real != "" {
+				if reals[e.real] {
+					continue // the same real folder is loaded once
+				}
+				reals[e.real] = true
+			}
+			e.order = len(all)
+			all = append(all, e)
+		}
+	}
+
+	// Shadowing: the last loaded entry with a key (highest precedence) wins.
+	winner := map[string]*Entry{}
+	for _, e := range all {
+		if e.Err == nil {
+			winner[e.key()] = e
+		}
+	}
+	for _, e := range all {
+		if w := winner[e.key()]; e.Err == nil && w != e {
+			e.ShadowedBy = w.ID()
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i].DisplayName(), all[j].DisplayName()
+		if a != b {
+			return a < b
+		}
+		return all[i].order < all[j].order
+	})
+	cat.Entries = all
+	return cat, nil
+}
+
+func newEntry(r *Root, f *skilltree.Found, dropBody bool) *Entry {
+	name := filepath.Base(f.Dir)
+	e := &Entry{Name: name, Source: r.Source, Plugin: r.Plugin, Dir: f.Dir, real: f.Real, rel: f.Rel, Agents: r.Agents}
+	if f.Err != nil {
+		e.Err = f.Err
+		if f.Skipped() {
+			e.real = "" // not loaded: does not hide the folder elsewhere
+		}
+		return e
+	}
+	s, err := skill.LoadData(f.Dir, f.File, f.Data, skill.LoadOptions{Source: r.Source, Plugin: r.Plugin, DropBody: dropBody})
+	if err != nil {
+		e.Err = err
+		return e
+	}
+	e.Skill = s
+	e.Name = s.Name
+	return e
+}
+
+// Resolve finds a skill by id, by name, or by a path to a skill folder or its
+// SKILL.md. A path is tried when arg contains a path separator or names an
+// existing folder and no skill has that name. A broken skill gives its load error.
+func (c *Catalog) Resolve(arg, cwd string) (*skill.Skill, error) {
+	// id: the effective skill, else a shadowed one (the nearest of that id)
+	var byID *Entry
+	for _, e := range c.Entries {
+		if e.ID() != arg {
+			continue
+		}
+		if e.ShadowedBy == "" {
+			return e.result()
+		}
+		if byID == nil || e.order > byID.order {
+			byID = e
+		}
+	}
+	if byID != nil {
+		return byID.result()
+	}
+	// name: non-plugin first, then a unique plugin skill
+	for _, e := range c.Entries {
+		if e.ShadowedBy == "" && e.Plugin == "" && e.Name == arg {
+			return e.result()
+		}
+	}
+	var plug []*Entry
+	for _, e := range c.Entries {
+		if e.ShadowedBy == "" && e.Plugin != "" && e.Name == arg {
+			plug = append(plug, e)
+		}
+	}
+	if len(plug) == 1 {
+		return plug[0].result()
+	}
+	if len(plug) > 1 {
+		var ids []string
+		for _, e := range plug {
+			ids = append(ids, e.ID())
+		}
+		return nil, fmt.Errorf("%q is ambiguous: %s", arg, strings.Join(ids, ", "))
+	}
+	// path
+	if looksLikePath(arg) || existsDir(absFrom(cwd, arg)) {
+		return skill.LoadPath(absFrom(cwd, arg))
+	}
+	return nil, &skill.NotFoundError{What: "skill", Name: arg, Suggestions: c.Suggest(arg)}
+}
+
+func (e *Entry) result() (*skill.Skill, error) {
+	if e.Err != nil {
+		return nil, fmt.Errorf("skill %s cannot be loaded: %w", e.ID(), e.Err)
+	}
+	return e.Skill, nil
+}
+
+func looksLikePath(s string) bool {
+	return strings.ContainsAny(s, `/\`) || s == "." || s == ".." || strings.HasSuffix(strings.ToLower(s), ".md")
+}
+
+func existsDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// Summary describes the entry in listings (list --json).
+func (e *Entry) Summary() skill.Summary {
+	if e.Skill == nil {
+		return skill.Summary{Name: e.Name, ID: e.ID(), Source: e.Source, Plugin: e.Plugin, Path: e.Dir,
+			Status: skill.StatusBroken, Error: skill.ErrorReason(e.Err)}
+	}
+	s := skill.SkillSummary(e.Skill)
+	if e.ShadowedBy != "" {
+		s.Status = skill.StatusShadowed
+		s.ShadowedBy = e.ShadowedBy
+	}
+	return s
+}
+
+// Suggest returns up to three skill names or ids close to arg.
+func (c *Catalog) Suggest(arg string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	seen := map[string]bool{}
+	la := strings.ToLower(arg)
+	for _, e := range c.Entries {
+		if e.ShadowedBy != "" {
+			continue
+		}
+		name := e.Name
+		if e.Plugin != "" {
+			name = e.ID()
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		ln := strings.ToLower(name)
+		d := levenshtein(la, ln)
+		limit := max(2, len([]rune(arg))/3)
+		if d <= limit || (len(la) >= 3 && strings.Contains(ln, la)) {
+			cs = append(cs, cand{name, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,90 @@
+package skilltree
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+// pool runs jobs on a fixed number of goroutines, each with its own read
+// buffer; a job may push more jobs. Jobs left when ctx is cancelled are dropped.
+type pool struct {
+	ctx     context.Context
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []func(*[]byte)
+	pending int
+	wg      sync.WaitGroup
+	started bool
+	workers int
+}
+
+func newPool(ctx context.Context, workers int) *pool {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	p := &pool{ctx: ctx, workers: workers}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *pool) push(jobs ...func(*[]byte)) {
+	if len(jobs) == 0 {
+		return
+	}
+	p.mu.Lock()
+	p.queue = append(p.queue, jobs...)
+	p.pending += len(jobs)
+	if !p.started {
+		p.started = true
+		for range p.workers {
+			p.wg.Add(1)
+			go p.work()
+		}
+	}
+	p.mu.Unlock()
+	if len(jobs) == 1 {
+		p.cond.Signal()
+	} else {
+		p.cond.Broadcast()
+	}
+}
+
+func (p *pool) work() {
+	defer p.wg.Done()
+	var buf *[]byte
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 && p.pending > 0 {
+			p.cond.Wait()
+		}
+		if p.pending == 0 {
+			p.mu.Unlock()
+			p.cond.Broadcast()
+			return
+		}
+		// First in, first out: results come roughly in order, which keeps
+		// the callers' final sort cheap.
+		job := p.queue[0]
+		p.queue = p.queue[1:]
+		p.mu.Unlock()
+		if p.ctx.Err() == nil {
+			if buf == nil {
+				buf = skill.NewReadBuf()
+			}
+			job(buf)
+		}
+		p.mu.Lock()
+		p.pending--
+		last := p.pending == 0
+		p.mu.Unlock()
+		if last {
+			p.cond.Broadcast()
+		}
+	}
+}
+
+// wait returns when every job has run (or been dropped).
+func (p *pool) wait() { p.wg.Wait() }

@@ -1,0 +1,405 @@
+// Package skilltree is the one way skillctl finds skills: in an agent's
+// skills folder, in a tree of folders, and in an archive's list of files.
+// Every command that takes a PATH finds the same skills in it because it
+// asks this package.
+//
+// The rules (docs/discovery.md):
+//   - A skill is a folder holding SKILL.md (or a lone lowercase skill.md).
+//   - Nesting: a SKILL.md inside a skill's folder is part of that skill; the
+//     walk does not look below a skill folder.
+//   - Skipped everywhere: .git, node_modules, __MACOSX and skillctl's own
+//     .skillctl-* bookkeeping folders; in an agent's folder also every
+//     hidden (dot) entry, as agents skip them; in a tree also what
+//     Options.Ignore says (.gitignore, for validate).
+//   - Symbolic links: a link to a folder is followed only where it sits
+//     directly in the folder walked (agents follow links in their skills
+//     folders: other managers install links). A link whose target the walk
+//     reaches anyway is not followed, so every real folder is found once.
+//     Below the top, links are not followed: a target inside the tree is
+//     reached by the walk, and a folder outside it is reported (ErrLinkOutside).
+package skilltree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/skillctl/skillctl/pkg/skill"
+)
+
+// Layout says how a folder holds its skills.
+type Layout int
+
+const (
+	// Tree: the folder is a skill, or holds skills at any depth (a PATH
+	// given to validate, index, list --path, …).
+	Tree Layout = iota
+	// Children: each direct child folder is a skill, as in an agent's
+	// skills folder; a child without SKILL.md is reported.
+	Children
+)
+
+// Options tune a walk.
+type Options struct {
+	Layout Layout
+	// Ignore, when set, leaves out the folders it reports (rel is
+	// slash-separated, relative to the folder walked). Tree walks only.
+	Ignore func(rel string) bool
+	// Workers bounds the parallel work (default: GOMAXPROCS).
+	Workers int
+	// Fast reads SKILL.md with the listing reader (see skill.ReadSkillFileInto).
+	Fast bool
+}
+
+// Found is one skill folder, or one thing in the way of finding one.
+type Found struct {
+	// Dir is the folder as reached: the walked folder joined with Rel.
+	Dir string
+	// Rel is Dir relative to the walked folder, slash-separated ("." for itself).
+	Rel string
+	// Real is Dir with symbolic links resolved.
+	Real string
+	// File is the skill file's path ("" when there is none).
+	File string
+	// Data is the skill file's content, valid only during the visit.
+	Data []byte
+	// Linked is set when Dir was reached through a symbolic link.
+	Linked bool
+	// Err is set when the folder could not be read or loaded: a skill file
+	// that cannot be read (File set), a folder that cannot be listed, a
+	// broken link (ErrBrokenLink), a child of an agent folder without
+	// SKILL.md (ErrNoSkillFile), or a link leaving a tree (ErrLinkOutside:
+	// not followed, reported so that nothing is dropped silently).
+	Err error
+}
+
+// Errors a Found may carry, inside a *skill.LoadError naming the folder.
+var (
+	ErrNoSkillFile = fmt.Errorf("no SKILL.md in the folder: %w", skill.ErrNotFound)
+	ErrBrokenLink  = errors.New("broken symbolic link")
+	ErrLinkLoop    = errors.New("symbolic link loop")
+	ErrLinkOutside = errors.New("symbolic link to a folder outside the tree; not followed")
+)
+
+func problem(p string, err error) error {
+	reason := err.Error()
+	if errors.Is(err, ErrNoSkillFile) {
+		reason = "no SKILL.md in the folder"
+	}
+	return &skill.LoadError{Path: p, Err: err, Reason: reason}
+}
+
+// Skipped reports whether f is a link that was not followed rather than a
+// skill that failed to load.
+func (f *Found) Skipped() bool { return errors.Is(f.Err, ErrLinkOutside) }
+
+// SkipDir reports whether a folder of this name is never searched for skills.
+func SkipDir(name string) bool {
+	return name == ".git" || name == "node_modules" || name == "__MACOSX" || strings.HasPrefix(name, ".skillctl-")
+}
+
+// IsSkillFile reports whether a file name is a skill file (SKILL.md, or skill.md).
+func IsSkillFile(name string) bool { return name == "SKILL.md" || name == "skill.md" }
+
+// RootError is a folder to walk that cannot be read.
+type RootError struct {
+	Path string
+	Err  error
+}
+
+func (e *RootError) Error() string {
+	return fmt.Sprintf("cannot read %s: %s", e.Path, skill.ErrorReason(e.Err))
+}
+func (e *RootError) Unwrap() error { return e.Err }
+
+// Walk finds the skills in dir as o.Layout says and calls visit for each, and
+// for each problem, from several goroutines at once and in no set order
+// (callers sort by Rel). A dir that names a SKILL.md file is its skill
+// folder. Walk returns a *RootError wrapping fs.ErrNotExist when dir does
+// not exist, a *RootError when it cannot be read, and ctx.Err() when the
+// walk was cancelled.
+func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error {
+	dir = filepath.Clean(dir)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return &RootError{Path: dir, Err: err}
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return &RootError{Path: dir, Err: err}
+	}
+	w := &walker{ctx: ctx, o: o, root: dir, rootReal: real, visit: visit}
+	if !fi.IsDir() {
+		if !IsSkillFile(filepath.Base(dir)) {
+			return &RootError{Path: dir, Err: fmt.Errorf("%w: neither a folder nor a SKILL.md", skill.ErrInvalid)}
+		}
+		w.root, w.rootReal = filepath.Dir(dir), filepath.Dir(real)
+		buf := skill.NewReadBuf()
+		if !w.probe(&Found{Dir: w.root, Rel: ".", Real: w.rootReal}, buf) {
+			return &RootError{Path: dir, Err: fs.ErrNotExist}
+		}
+		return ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	buf := skill.NewReadBuf()
+	if o.Layout == Tree && w.probe(&Found{Dir: dir, Rel: ".", Real: real}, buf) {
+		return ctx.Err()
+	}
+	ents, err := readDir(dir)
+	if err != nil {
+		return &RootError{Path: dir, Err: err}
+	}
+	p := newPool(ctx, o.Workers)
+	w.top(p, ents)
+	p.wait()
+	return ctx.Err()
+}
+
+type walker struct {
+	ctx      context.Context
+	o        Options
+	root     string
+	rootReal string
+	visit    func(*Found)
+}
+
+// top looks at the walked folder's entries: the only place links are followed.
+func (w *walker) top(p *pool, ents []fs.DirEntry) {
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	plain := map[string]bool{}
+	var jobs []func(*[]byte)
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || w.skip(name) {
+			continue
+		}
+		plain[name] = true
+		f := &Found{Dir: filepath.Join(w.root, name), Rel: name, Real: filepath.Join(w.rootReal, name)}
+		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf) })
+	}
+	linked := map[string]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		if e.Type()&fs.ModeSymlink == 0 || w.skip(name) {
+			continue
+		}
+		f := &Found{Dir: filepath.Join(w.root, name), Rel: name, Linked: true}
+		real, err := filepath.EvalSymlinks(f.Dir)
+		if err != nil {
+			f.Err = linkError(f.Dir, err)
+			w.visit(f)
+			continue
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			continue // a link to a file is not a skill
+		}
+		if w.reached(real, plain) || linked[real] {
+			continue // the walk finds that folder itself
+		}
+		linked[real] = true
+		f.Real = real
+		jobs = append(jobs, func(buf *[]byte) {
+			if w.o.Layout == Children || w.probe(f, buf) {
+				if w.o.Layout == Children {
+					w.folder(p, f, buf)
+				}
+				return
+			}
+			f.Err = problem(f.Dir, ErrLinkOutside)
+			w.visit(f)
+		})
+	}
+	p.push(jobs...)
+}
+
+// reached reports whether the walk reaches real without following links.
+func (w *walker) reached(real string, plain map[string]bool) bool {
+	if w.o.Layout == Children {
+		return filepath.Dir(real) == w.rootReal && plain[filepath.Base(real)]
+	}
+	return inside(w.rootReal, real)
+}
+
+func inside(base, p string) bool {
+	sep := string(filepath.Separator)
+	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, sep)+sep)
+}
+
+func (w *walker) skip(name string) bool {
+	if SkipDir(name) {
+		return true
+	}
+	if w.o.Layout == Children {
+		return strings.HasPrefix(name, ".")
+	}
+	return w.o.Ignore != nil && w.o.Ignore(name)
+}
+
+// folder handles a folder below the top: a skill, or (in a tree) a folder to look into.
+func (w *walker) folder(p *pool, f *Found, buf *[]byte) {
+	if w.probe(f, buf) {
+		return
+	}
+	if w.o.Layout == Children {
+		f.Err = problem(f.Dir, ErrNoSkillFile)
+		w.visit(f)
+		return
+	}
+	ents, err := readDir(f.Dir)
+	if err != nil {
+		f.Err = &skill.LoadError{Path: f.Dir, Err: err, Reason: "cannot read folder: " + osReason(err)}
+		w.visit(f)
+		return
+	}
+	var jobs []func(*[]byte)
+	for _, e := range ents {
+		name := e.Name()
+		rel := f.Rel + "/" + name
+		if SkipDir(name) || (w.o.Ignore != nil && w.o.Ignore(rel)) {
+			continue
+		}
+		sub := &Found{Dir: filepath.Join(f.Dir, name), Rel: rel, Real: filepath.Join(f.Real, name)}
+		switch {
+		case e.IsDir():
+			jobs = append(jobs, func(buf *[]byte) { w.folder(p, sub, buf) })
+		case e.Type()&fs.ModeSymlink != 0:
+			real, err := filepath.EvalSymlinks(sub.Dir)
+			if err != nil || inside(w.rootReal, real) {
+				continue // not followed: broken, or reached by the walk
+			}
+			if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+				continue
+			}
+			sub.Real, sub.Linked = real, true
+			sub.Err = problem(sub.Dir, ErrLinkOutside)
+			w.visit(sub)
+		}
+	}
+	p.push(jobs...)
+}
+
+// probe reads the folder's skill file and visits it; false when the folder
+// holds none (no SKILL.md or skill.md, or a SKILL.md that is a folder).
+func (w *walker) probe(f *Found, buf *[]byte) bool {
+	for _, name := range []string{"SKILL.md", "skill.md"} {
+		file := filepath.Join(f.Dir, name)
+		err := skill.ReadSkillFileInto(file, w.o.Fast, buf, func(data []byte) error {
+			f.File, f.Data = file, data
+			w.visit(f)
+			f.Data = nil
+			return nil
+		})
+		if err == nil {
+			return true
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
+			continue
+		}
+		f.File, f.Err = file, err
+		w.visit(f)
+		return true
+	}
+	return false
+}
+
+func linkError(p string, err error) error {
+	switch {
+	case strings.Contains(err.Error(), "too many links"):
+		return problem(p, ErrLinkLoop)
+	case errors.Is(err, fs.ErrNotExist):
+		return problem(p, ErrBrokenLink)
+	}
+	return &skill.LoadError{Path: p, Err: err, Reason: "cannot follow symbolic link: " + osReason(err)}
+}
+
+func osReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func readDir(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// InList returns the skill folders among an archive's file names
+// (slash-separated, relative), by the same rules as a tree walk: a folder
+// holding SKILL.md (or a lone skill.md), outermost only, nothing inside a
+// skipped folder. "." is the archive's top. The result is sorted.
+func InList(names []string) []string {
+	files := map[string]bool{}
+	var dirs []string
+	for _, n := range names {
+		n = strings.TrimPrefix(path.Clean(n), "./")
+		if skippedPath(n) {
+			continue
+		}
+		files[n] = true
+	}
+	seen := map[string]bool{}
+	for n := range files {
+		base := path.Base(n)
+		if !IsSkillFile(base) {
+			continue
+		}
+		d := path.Dir(n)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	if seen["."] {
+		return []string{"."}
+	}
+	var outer []string
+	for _, d := range dirs {
+		if len(outer) > 0 && strings.HasPrefix(d, outer[len(outer)-1]+"/") {
+			continue
+		}
+		outer = append(outer, d)
+	}
+	return outer
+}
+
+// SkillFileIn is the skill file of folder dir among an archive's files:
+// SKILL.md, else skill.md ("" when neither; dir "." is the top).
+func SkillFileIn(files map[string]bool, dir string) string {
+	for _, n := range []string{"SKILL.md", "skill.md"} {
+		p := n
+		if dir != "." && dir != "" {
+			p = dir + "/" + n
+		}
+		if files[p] {
+			return p
+		}
+	}
+	return ""
+}
+
+func skippedPath(n string) bool {
+	parts := strings.Split(n, "/")
+	for _, p := range parts[:len(parts)-1] {
+		if SkipDir(p) {
+			return true
+		}
+	}
+	return false
+}
