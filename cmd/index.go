@@ -215,7 +215,7 @@ func indexWellKnown(ctx context.Context, opts *indexOptions, items []index.Item)
 		}
 		out = filepath.Join(cwd, out)
 	}
-	idx, err := index.WriteWellKnown(out, items)
+	idx, err := index.WriteWellKnown(ctx, out, items)
 	if err != nil {
 		return fmt.Errorf("index --format wellknown: %w", err)
 	}

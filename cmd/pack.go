@@ -2,17 +2,16 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/pack"
 	"github.com/skillctl/skillctl/pkg/skill"
-	"github.com/skillctl/skillctl/pkg/validate"
 )
 
 type packOptions struct {
@@ -22,16 +21,6 @@ type packOptions struct {
 	Cwd    string
 	Dir    string
 	Output string
-}
-
-// packResult is pack's JSON output.
-type packResult struct {
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	Format string `json:"format"`
-	SHA256 string `json:"sha256"`
-	Size   int64  `json:"size"`
-	Files  int    `json:"files"`
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newPackCmd(f, nil) }) }
@@ -87,95 +76,37 @@ printed on stdout as "<sha256>  <file>". See docs/pack.md.`,
 }
 
 func packRun(ctx context.Context, opts *packOptions) error {
-	dir := opts.Dir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(opts.Cwd, dir)
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s: not a folder: %w", opts.Dir, skill.ErrNotFound)
-	}
-	res := validate.Dir(dir, validate.Options{Profile: validate.ProfileDefault})
-	for _, f := range res.Findings {
-		if f.Severity != skill.SeverityError && opts.Quiet {
-			continue
+	p := &pack.Packer{Cwd: opts.Cwd, Output: opts.Output, Stdout: opts.IO.Out}
+	res, err := p.Run(ctx, opts.Dir)
+	if res != nil {
+		shown := res.Findings
+		if opts.Quiet {
+			shown = onlyErrors(shown)
 		}
-		loc := f.File
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", loc, f.Line, f.Column)
+		if werr := findings.WriteText(opts.IO.ErrOut, shown, findingStyle(opts.IO, false)); werr != nil {
+			return werr
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "%s: %s %s %s\n", loc, f.Severity, f.Rule, f.Message)
 	}
-	if res.HasErrors() {
+	if errors.Is(err, pack.ErrInvalid) {
 		return fmt.Errorf("%s has validation errors (listed above); no archive was written", opts.Dir)
 	}
-	name := pack.SkillName(dir)
-	out := opts.Output
-	if out == "" {
-		out = name + ".skill"
-	}
-	var format pack.Format = pack.FormatZip
-	if out != "-" {
-		format, _ = pack.FormatForFile(out)
-		if !filepath.IsAbs(out) {
-			out = filepath.Join(opts.Cwd, out)
-		}
-	}
-	popts := pack.Options{Format: format, Name: name}
-	files, err := pack.List(dir, []string{out})
 	if err != nil {
 		return err
 	}
-	result := packResult{Name: name, Path: out, Format: string(format), Files: countFiles(files)}
-	if out == "-" {
-		cw := &countingWriter{w: opts.IO.Out}
-		sum, err := pack.Write(cw, dir, popts)
-		if err != nil {
-			return err
-		}
+	if opts.Output == "-" {
 		if !opts.Quiet {
-			fmt.Fprintf(opts.IO.ErrOut, "%s  -\n", sum)
+			fmt.Fprintf(opts.IO.ErrOut, "%s  -\n", res.SHA256)
 		}
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	popts.Exclude = []string{out, tmp.Name()}
-	cw := &countingWriter{w: tmp}
-	sum, err := pack.Write(cw, dir, popts)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	result.SHA256, result.Size = sum, cw.n
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, result)
+		return writeJSON(opts.IO.Out, res)
 	}
-	fmt.Fprintf(opts.IO.Out, "%s  %s\n", sum, displayPath(opts.Cwd, out))
+	fmt.Fprintf(opts.IO.Out, "%s  %s\n", res.SHA256, displayPath(opts.Cwd, res.Path))
 	if opts.IO.IsStderrTTY() && !opts.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "Packed %s: %d files, %s.\n", name, result.Files, skill.HumanSize(cw.n))
+		fmt.Fprintf(opts.IO.ErrOut, "Packed %s: %d files, %s.\n", res.Name, res.Files, skill.HumanSize(res.Size))
 	}
 	return nil
-}
-
-func countFiles(files []pack.File) int {
-	n := 0
-	for _, f := range files {
-		if !f.Mode.IsDir() {
-			n++
-		}
-	}
-	return n
 }
 
 // displayPath shows p relative to cwd when it is below it.
@@ -184,15 +115,4 @@ func displayPath(cwd, p string) string {
 		return r
 	}
 	return p
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
@@ -166,24 +167,8 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 func writeValidateText(w io.Writer, rep *validate.Report, opts *validateOptions) error {
 	tty := opts.IO.IsStdoutTTY()
 	st := render.ForStdout(opts.IO)
-	for _, res := range rep.Results {
-		for _, f := range res.Findings {
-			sev := f.Severity
-			switch sev {
-			case validate.Error:
-				sev = st.Error.Render(sev)
-			case validate.Warning:
-				sev = st.Warning.Render(sev)
-			default:
-				sev = st.Info.Render(sev)
-			}
-			if _, err := fmt.Fprintf(w, "%s: %s %s %s\n", f.Location(), sev, f.Rule, f.Message); err != nil {
-				return err
-			}
-			if tty && f.Hint != "" {
-				fmt.Fprintf(w, "    %s\n", st.Faint.Render("hint: "+f.Hint))
-			}
-		}
+	if err := findings.WriteText(w, rep.Findings(), findingStyle(opts.IO, true)); err != nil {
+		return err
 	}
 	line := rep.SummaryLine(opts.Strict)
 	if tty {

@@ -1,9 +1,9 @@
 package index
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillctl/skillctl/internal/atomicfs"
 	"github.com/skillctl/skillctl/pkg/pack"
 	"github.com/skillctl/skillctl/pkg/scaffold"
 )
@@ -52,7 +53,7 @@ type WellKnownIndex struct {
 // bytes. The agent-skills folder is assembled beside its place and swapped in
 // whole, so files of skills no longer indexed disappear, and a failure leaves
 // the previous site as it was.
-func WriteWellKnown(root string, items []Item) (*WellKnownIndex, error) {
+func WriteWellKnown(ctx context.Context, root string, items []Item) (*WellKnownIndex, error) {
 	idx := &WellKnownIndex{Schema: WellKnownSchema, Skills: []WellKnownSkill{}}
 	seen := map[string]string{}
 	for _, it := range items {
@@ -90,7 +91,10 @@ func WriteWellKnown(root string, items []Item) (*WellKnownIndex, error) {
 	}()
 
 	for _, it := range items {
-		entry, err := writeArtifact(stage, it)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		entry, err := writeArtifact(ctx, stage, it)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +110,7 @@ func WriteWellKnown(root string, items []Item) (*WellKnownIndex, error) {
 	if err := fixModes(stage); err != nil {
 		return nil, err
 	}
-	if err := swapDir(stage, target); err != nil {
+	if err := atomicfs.ReplaceDir(stage, target); err != nil {
 		return nil, err
 	}
 	done = true
@@ -114,7 +118,7 @@ func WriteWellKnown(root string, items []Item) (*WellKnownIndex, error) {
 }
 
 // writeArtifact writes one skill's artifact into dir and describes it.
-func writeArtifact(dir string, it Item) (WellKnownSkill, error) {
+func writeArtifact(ctx context.Context, dir string, it Item) (WellKnownSkill, error) {
 	s := it.Skill
 	e := WellKnownSkill{Name: s.Name, Description: strings.TrimSpace(s.Description)}
 	files, err := pack.List(s.Dir, nil)
@@ -147,11 +151,14 @@ func writeArtifact(dir string, it Item) (WellKnownSkill, error) {
 	if err != nil {
 		return e, err
 	}
-	sum, err := pack.Write(f, s.Dir, pack.Options{Format: pack.FormatZip, Name: s.Name})
+	sum, err := pack.Write(ctx, f, s.Dir, pack.Options{Format: pack.FormatZip, Name: s.Name})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return e, ctx.Err()
+		}
 		return e, fmt.Errorf("publish %s: %w", s.ID, err)
 	}
 	e.Type, e.URL, e.Digest = TypeArchive, "/"+WellKnownDir+"/"+seg+".zip", "sha256:"+sum
@@ -170,31 +177,4 @@ func fixModes(dir string) error {
 		}
 		return os.Chmod(p, mode)
 	})
-}
-
-// swapDir puts the folder stage in place of target: the old target is moved
-// aside, stage renamed in, and the old one removed. On failure the old
-// target is put back.
-func swapDir(stage, target string) error {
-	old := ""
-	if _, err := os.Lstat(target); err == nil {
-		old = stage + ".old"
-		if err := os.Rename(target, old); err != nil {
-			return fmt.Errorf("replace %s: %w", target, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("replace %s: %w", target, err)
-	}
-	if err := os.Rename(stage, target); err != nil {
-		if old != "" {
-			_ = os.Rename(old, target)
-		}
-		return fmt.Errorf("replace %s: %w", target, err)
-	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("remove the previous site %s: %w", old, err)
-		}
-	}
-	return nil
 }

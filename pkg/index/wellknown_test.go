@@ -56,7 +56,7 @@ func readSite(t *testing.T, dir string) map[string]string {
 func TestWellKnownDigestsMatchArtifacts(t *testing.T) {
 	root := t.TempDir()
 	items := siteItems(t)
-	idx, err := WriteWellKnown(root, items)
+	idx, err := WriteWellKnown(context.Background(), root, items)
 	require.NoError(t, err)
 
 	data, err := os.ReadFile(filepath.Join(root, ".well-known", "agent-skills", "index.json"))
@@ -105,14 +105,14 @@ func TestWellKnownDigestsMatchArtifacts(t *testing.T) {
 func TestWellKnownIsReproducibleAndReplacesTheOldSite(t *testing.T) {
 	root := t.TempDir()
 	items := siteItems(t)
-	_, err := WriteWellKnown(root, items)
+	_, err := WriteWellKnown(context.Background(), root, items)
 	require.NoError(t, err)
 	site := filepath.Join(root, ".well-known", "agent-skills")
 	first := readSite(t, site)
 
 	stale := filepath.Join(site, "gone.zip")
 	require.NoError(t, os.WriteFile(stale, []byte("old"), 0o644))
-	_, err = WriteWellKnown(root, items)
+	_, err = WriteWellKnown(context.Background(), root, items)
 	require.NoError(t, err)
 	assert.Equal(t, first, readSite(t, site), "the same skills give the same bytes")
 	_, err = os.Stat(stale)
@@ -128,13 +128,13 @@ func TestWellKnownIsReproducibleAndReplacesTheOldSite(t *testing.T) {
 func TestWellKnownFailureKeepsTheOldSite(t *testing.T) {
 	root := t.TempDir()
 	items := siteItems(t)
-	_, err := WriteWellKnown(root, items)
+	_, err := WriteWellKnown(context.Background(), root, items)
 	require.NoError(t, err)
 	site := filepath.Join(root, ".well-known", "agent-skills")
 	before := readSite(t, site)
 
 	bad := Item{Skill: &skill.Skill{Name: "Bad Name", ID: "user:Bad Name", Dir: t.TempDir()}}
-	_, err = WriteWellKnown(root, append(items, bad))
+	_, err = WriteWellKnown(context.Background(), root, append(items, bad))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `user:Bad Name`)
 	assert.Contains(t, err.Error(), "cannot be published")
@@ -151,20 +151,20 @@ func TestWellKnownFailureKeepsTheOldSite(t *testing.T) {
 	}
 	got, err := Collect(context.Background(), []string{leaky}, "", true)
 	require.NoError(t, err)
-	_, err = WriteWellKnown(root, append(items, got.Items...))
+	_, err = WriteWellKnown(context.Background(), root, append(items, got.Items...))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "publish path:leaky")
 	assert.Equal(t, before, readSite(t, site))
 	assertNoTempFiles(t, filepath.Join(root, ".well-known"))
 
 	dup := []Item{items[0], {Skill: &skill.Skill{Name: items[0].Skill.Name, ID: "plug:" + items[0].Skill.Name}}}
-	_, err = WriteWellKnown(root, dup)
+	_, err = WriteWellKnown(context.Background(), root, dup)
 	assert.ErrorContains(t, err, "two skills are named alpha-by-name")
 }
 
 func TestWellKnownEmpty(t *testing.T) {
 	root := t.TempDir()
-	idx, err := WriteWellKnown(root, nil)
+	idx, err := WriteWellKnown(context.Background(), root, nil)
 	require.NoError(t, err)
 	assert.Empty(t, idx.Skills)
 	data, err := os.ReadFile(filepath.Join(root, ".well-known", "agent-skills", "index.json"))

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/skillctl/skillctl/internal/atomicfs"
 )
 
 // The marker comments around the block that WriteBlock maintains.
@@ -130,44 +132,8 @@ func WriteBlock(file string, content []byte) (changed bool, err error) {
 	if exists && bytes.Equal(old, data) {
 		return false, nil
 	}
-	if err := WriteFileAtomic(target, data, perm); err != nil {
+	if err := atomicfs.WriteFile(target, data, perm); err != nil {
 		return false, err
 	}
 	return true, nil
-}
-
-// WriteFileAtomic writes data to a temporary file beside path and renames it
-// over path, so that readers see the old content or the new, never a mix. On
-// failure path is left as it was.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

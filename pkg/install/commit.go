@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillctl/skillctl/internal/atomicfs"
 )
 
 // The journal records, before anything in the target changes, what a
@@ -68,7 +70,7 @@ func runJournal(root, staging string, j journal, step func(string) error) (err e
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(staging, journalName), data); err != nil {
+	if err := atomicfs.WriteFile(filepath.Join(staging, journalName), data, 0o644); err != nil {
 		return err
 	}
 	if err := step("journal"); err != nil {
@@ -78,7 +80,7 @@ func runJournal(root, staging string, j journal, step func(string) error) (err e
 		dest := filepath.Join(root, op.Name)
 		switch op.Op {
 		case "install":
-			if err := swapIn(filepath.Join(staging, filepath.FromSlash(op.Staged)), dest, filepath.Join(staging, "old", op.Name), func() error { return step("aside:" + op.Name) }); err != nil {
+			if err := atomicfs.SwapIn(filepath.Join(staging, filepath.FromSlash(op.Staged)), dest, filepath.Join(staging, "old", op.Name), func() error { return step("aside:" + op.Name) }); err != nil {
 				return fmt.Errorf("move %s into place: %w", op.Name, err)
 			}
 			if err := step("swapped:" + op.Name); err != nil {
@@ -96,7 +98,7 @@ func runJournal(root, staging string, j journal, step func(string) error) (err e
 			}
 		}
 	}
-	syncDir(root)
+	atomicfs.SyncDir(root)
 	lock, err := ReadLock(root)
 	if err != nil {
 		return err
@@ -128,29 +130,6 @@ func applyJournal(lock *Lock, ops []journalOp) {
 			delete(lock.Skills, op.Name)
 		}
 	}
-}
-
-// swapIn puts the folder staged at dest. An existing dest is exchanged
-// atomically where the system can (Linux, macOS); elsewhere it is first
-// moved to aside, and Recover puts it back if the second rename never happens.
-func swapIn(staged, dest, aside string, step func() error) error {
-	if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(staged, dest)
-	}
-	err := exchangeFn(staged, dest)
-	if err == nil || !errors.Is(err, errNoExchange) {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(aside), 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(dest, aside); err != nil {
-		return err
-	}
-	if err := step(); err != nil {
-		return err
-	}
-	return os.Rename(staged, dest)
 }
 
 // Recover finishes or undoes whatever an interrupted install or uninstall

@@ -1,5 +1,7 @@
 package install
 
+import "github.com/skillctl/skillctl/internal/atomicfs"
+
 // SetFault makes the installer call f at each commit step; returning
 // ErrCrash stops there as a killed process would.
 func (in *Installer) SetFault(f func(step string) error) { in.fault = f }
@@ -12,7 +14,7 @@ var ErrCrash = errCrash
 
 // NoExchange forces the two-rename swap used where no atomic exchange exists.
 func NoExchange() func() {
-	old := exchangeFn
-	exchangeFn = func(a, b string) error { return errNoExchange }
-	return func() { exchangeFn = old }
+	old := atomicfs.Exchange
+	atomicfs.Exchange = func(a, b string) error { return atomicfs.ErrNoExchange }
+	return func() { atomicfs.Exchange = old }
 }

@@ -24,11 +24,6 @@ import (
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
-var errNoExchange = errors.New("atomic exchange not supported")
-
-// exchangeFn is exchange, replaceable in tests.
-var exchangeFn = exchange
-
 // Errors callers may test for.
 var (
 	// ErrConflict: a skill of that name is in the target and skillctl may not replace it.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/skillctl/skillctl/internal/atomicfs"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -98,42 +99,7 @@ func writeLock(root string, l *Lock) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(root, LockFileName), append(data, '\n'))
-}
-
-func writeFileAtomic(p string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	syncDir(filepath.Dir(p))
-	return nil
-}
-
-// syncDir flushes a folder's entries (renames) to disk where the system allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	return atomicfs.WriteFile(filepath.Join(root, LockFileName), append(data, '\n'), 0o644)
 }
 
 // rootLock is the held file lock of a target root.

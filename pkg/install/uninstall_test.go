@@ -83,7 +83,7 @@ func TestPackThenInstallRestores(t *testing.T) {
 	for _, f := range []pack.Format{pack.FormatZip, pack.FormatTarGz} {
 		t.Run(string(f), func(t *testing.T) {
 			var buf bytes.Buffer
-			_, err := pack.Write(&buf, src, pack.Options{Format: f})
+			_, err := pack.Write(context.Background(), &buf, src, pack.Options{Format: f})
 			require.NoError(t, err)
 			arch := writeArchive(t, t.TempDir(), "rt.pkg", buf.Bytes())
 			root := filepath.Join(t.TempDir(), "skills")

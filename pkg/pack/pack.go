@@ -10,6 +10,7 @@ import (
 	"archive/zip"
 	"compress/flate"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -161,7 +162,7 @@ func SkillName(dir string) string {
 
 // Write packs the skill folder dir into w and returns the archive's sha256
 // (hex). It does not validate the skill; callers do that first.
-func Write(w io.Writer, dir string, opts Options) (string, error) {
+func Write(ctx context.Context, w io.Writer, dir string, opts Options) (string, error) {
 	name := opts.Name
 	if name == "" {
 		name = SkillName(dir)
@@ -177,25 +178,31 @@ func Write(w io.Writer, dir string, opts Options) (string, error) {
 	out := io.MultiWriter(w, h)
 	switch opts.Format {
 	case "", FormatZip:
-		err = writeZip(out, name, files)
+		err = writeZip(ctx, out, name, files)
 	case FormatTarGz:
-		err = writeTarGz(out, name, files)
+		err = writeTarGz(ctx, out, name, files)
 	default:
 		return "", fmt.Errorf("unknown pack format %q (zip or tar.gz)", opts.Format)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		return "", fmt.Errorf("pack %s: %w", dir, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func copyFile(w io.Writer, f File) error {
+func copyFile(ctx context.Context, w io.Writer, f File) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	in, err := os.Open(f.abs)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	n, err := io.Copy(w, in)
+	n, err := io.Copy(w, ctxReader{ctx, in})
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
@@ -205,7 +212,7 @@ func copyFile(w io.Writer, f File) error {
 	return nil
 }
 
-func writeZip(w io.Writer, top string, files []File) error {
+func writeZip(ctx context.Context, w io.Writer, top string, files []File) error {
 	zw := zip.NewWriter(w)
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(w, flate.DefaultCompression)
@@ -222,7 +229,7 @@ func writeZip(w io.Writer, top string, files []File) error {
 			return err
 		}
 		if !f.Mode.IsDir() {
-			if err := copyFile(fw, f); err != nil {
+			if err := copyFile(ctx, fw, f); err != nil {
 				return err
 			}
 		}
@@ -230,7 +237,7 @@ func writeZip(w io.Writer, top string, files []File) error {
 	return zw.Close()
 }
 
-func writeTarGz(w io.Writer, top string, files []File) error {
+func writeTarGz(ctx context.Context, w io.Writer, top string, files []File) error {
 	gw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
 	if err != nil {
 		return err
@@ -246,7 +253,7 @@ func writeTarGz(w io.Writer, top string, files []File) error {
 			return err
 		}
 		if !f.Mode.IsDir() {
-			if err := copyFile(tw, f); err != nil {
+			if err := copyFile(ctx, tw, f); err != nil {
 				return err
 			}
 		}
@@ -255,4 +262,17 @@ func writeTarGz(w io.Writer, top string, files []File) error {
 		return err
 	}
 	return gw.Close()
+}
+
+// ctxReader stops a copy when ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -47,14 +47,14 @@ func TestWriteIsReproducible(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "folder")
 			writeSkill(t, dir)
 			var a, b bytes.Buffer
-			sumA, err := pack.Write(&a, dir, pack.Options{Format: f})
+			sumA, err := pack.Write(context.Background(), &a, dir, pack.Options{Format: f})
 			require.NoError(t, err)
 			// Touch everything: new times must not change the bytes.
 			later := time.Now().Add(time.Hour)
 			require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 				return os.Chtimes(p, later, later)
 			}))
-			sumB, err := pack.Write(&b, dir, pack.Options{Format: f})
+			sumB, err := pack.Write(context.Background(), &b, dir, pack.Options{Format: f})
 			require.NoError(t, err)
 			assert.Equal(t, a.Bytes(), b.Bytes())
 			assert.Equal(t, sumA, sumB)
@@ -89,7 +89,7 @@ func TestWriteRefusesLinksOutside(t *testing.T) {
 	dir := t.TempDir()
 	writeSkill(t, dir)
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "passwd")))
-	_, err := pack.Write(io.Discard, dir, pack.Options{})
+	_, err := pack.Write(context.Background(), io.Discard, dir, pack.Options{})
 	assert.ErrorContains(t, err, "passwd: symlink points outside the skill folder")
 }
 

@@ -1,11 +1,10 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
+
+	"github.com/skillctl/skillctl/pkg/findings"
 )
 
 // Summary counts a report's skills and findings.
@@ -91,10 +90,7 @@ func (r *Report) JSON(strict bool) JSONReport {
 
 // WriteJSON writes the report as one indented JSON document.
 func (r *Report) WriteJSON(w io.Writer, strict bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r.JSON(strict))
+	return findings.WriteJSON(w, r.JSON(strict))
 }
 
 // SummaryLine is the last line of the text output.
@@ -103,54 +99,21 @@ func (r *Report) SummaryLine(strict bool) string {
 	return fmt.Sprintf("%d skill(s) validated, %d failed", s.Skills, s.Failed)
 }
 
-// Location is FILE:LINE:COL (FILE:LINE, or FILE, when those are unknown).
-func (f Finding) Location() string {
-	switch {
-	case f.Line > 0 && f.Column > 0:
-		return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
-	case f.Line > 0:
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
+// Findings lists every finding of the report, in order.
+func (r *Report) Findings() []Finding {
+	var out []Finding
+	for _, res := range r.Results {
+		out = append(out, res.Findings...)
 	}
-	return f.File
+	return out
 }
 
 // WriteGitHub writes GitHub Actions workflow commands that annotate each
 // finding's file and line in a pull request, then the summary line.
 func (r *Report) WriteGitHub(w io.Writer, strict bool) error {
-	for _, res := range r.Results {
-		for _, f := range res.Findings {
-			cmd := "notice"
-			switch f.Severity {
-			case Error:
-				cmd = "error"
-			case Warning:
-				cmd = "warning"
-			}
-			props := []string{"file=" + ghProperty(filepath.ToSlash(f.File))}
-			if f.Line > 0 {
-				props = append(props, fmt.Sprintf("line=%d", f.Line))
-				if f.Column > 0 {
-					props = append(props, fmt.Sprintf("col=%d", f.Column))
-				}
-			}
-			props = append(props, "title="+ghProperty(f.Rule))
-			msg := f.Message
-			if f.Hint != "" {
-				msg += "\n" + f.Hint
-			}
-			if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(msg)); err != nil {
-				return err
-			}
-		}
+	if err := findings.WriteGitHub(w, r.Findings()); err != nil {
+		return err
 	}
 	_, err := fmt.Fprintln(w, r.SummaryLine(strict))
 	return err
-}
-
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

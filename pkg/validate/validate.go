@@ -21,6 +21,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -36,15 +37,7 @@ const (
 var Profiles = []string{ProfileDefault, ProfileSpec, ProfileClaudeCode, ProfileAnthropicAPI}
 
 // Finding is one problem found in a skill.
-type Finding struct {
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Column   int    `json:"column"`
-	Hint     string `json:"hint,omitempty"`
-}
+type Finding = findings.Finding
 
 // Options choose how strictly to validate.
 type Options struct {

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package install
+package atomicfs
 
 // exchange is not available here: the swap falls back to two renames.
-func exchange(a, b string) error { return errNoExchange }
+func exchange(a, b string) error { return ErrNoExchange }

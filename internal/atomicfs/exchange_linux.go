@@ -1,16 +1,16 @@
 //go:build linux
 
-package install
+package atomicfs
 
 import "golang.org/x/sys/unix"
 
 // exchange swaps two paths atomically (renameat2 RENAME_EXCHANGE). It
-// returns errNoExchange when the filesystem cannot.
+// returns ErrNoExchange when the filesystem cannot.
 func exchange(a, b string) error {
 	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 	switch err {
 	case unix.ENOSYS, unix.EINVAL, unix.ENOTSUP:
-		return errNoExchange
+		return ErrNoExchange
 	}
 	return err
 }

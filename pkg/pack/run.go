@@ -1,0 +1,176 @@
+package pack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/skillctl/skillctl/internal/atomicfs"
+	"github.com/skillctl/skillctl/pkg/findings"
+	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
+	"github.com/skillctl/skillctl/pkg/validate"
+)
+
+// Packer validates a skill folder and writes its archive (the pack command).
+type Packer struct {
+	// Cwd resolves relative paths.
+	Cwd string
+	// Output is the archive's path: "" means <name>.skill in Cwd, "-" means Stdout.
+	Output string
+	// Stdout receives the archive when Output is "-".
+	Stdout io.Writer
+}
+
+// Result is what Run did (pack --json).
+type Result struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Files  int    `json:"files"`
+	// Findings are the validation findings of the skill.
+	Findings []findings.Finding `json:"-"`
+}
+
+// ErrInvalid: the skill has validation errors (in Result.Findings); nothing was written.
+var ErrInvalid = errors.New("the skill has validation errors")
+
+// NotOneSkillError is a folder to pack that is not one skill folder.
+type NotOneSkillError struct {
+	Dir string
+	// Skills are the skill folders found below Dir (relative).
+	Skills []string
+}
+
+func (e *NotOneSkillError) Error() string {
+	if len(e.Skills) == 0 {
+		return fmt.Sprintf("%s holds no SKILL.md; pack a skill folder", e.Dir)
+	}
+	shown := e.Skills
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	return fmt.Sprintf("%s is not a skill folder but holds %d skill(s) (%s); pack one of them", e.Dir, len(e.Skills), strings.Join(shown, ", "))
+}
+
+func (e *NotOneSkillError) Unwrap() error { return skill.ErrNotFound }
+
+// Run packs the skill at dir (a skill folder or its SKILL.md). A dir that is
+// not one skill is a *NotOneSkillError listing the skills below it; a
+// skill with validation errors returns ErrInvalid with the findings in the
+// result. The archive is written atomically; on any failure, a cancelled
+// ctx included, no file is left behind.
+func (p *Packer) Run(ctx context.Context, dir string) (*Result, error) {
+	abs := dir
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(p.Cwd, abs)
+	}
+	skillDir, err := findOne(ctx, abs, dir)
+	if err != nil {
+		return nil, err
+	}
+	res := validate.Dir(skillDir, validate.Options{Profile: validate.ProfileDefault})
+	out := &Result{Findings: res.Findings}
+	if res.HasErrors() {
+		return out, ErrInvalid
+	}
+	name := SkillName(skillDir)
+	path := p.Output
+	if path == "" {
+		path = name + ".skill"
+	}
+	format := FormatZip
+	if path != "-" {
+		format, err = FormatForFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(p.Cwd, path)
+		}
+	}
+	files, err := List(skillDir, []string{path})
+	if err != nil {
+		return nil, err
+	}
+	out.Name, out.Path, out.Format, out.Files = name, path, string(format), countFiles(files)
+	opts := Options{Format: format, Name: name}
+	if path == "-" {
+		cw := &countingWriter{w: p.Stdout}
+		out.SHA256, err = Write(ctx, cw, skillDir, opts)
+		out.Size = cw.n
+		return out, err
+	}
+	err = atomicfs.Write(path, 0o644, func(f *os.File) error {
+		opts.Exclude = []string{path, f.Name()}
+		cw := &countingWriter{w: f}
+		sum, err := Write(ctx, cw, skillDir, opts)
+		out.SHA256, out.Size = sum, cw.n
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// findOne is the one skill folder at abs, found as skilltree finds skills.
+func findOne(ctx context.Context, abs, display string) (string, error) {
+	var mu sync.Mutex
+	var rels []string
+	root := ""
+	err := skilltree.Walk(ctx, abs, skilltree.Options{Layout: skilltree.Tree}, func(f *skilltree.Found) {
+		if f.Skipped() {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if f.Rel == "." {
+			root = f.Dir
+		}
+		rels = append(rels, f.Rel)
+	})
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return "", &skill.NotFoundError{What: "path", Name: display, Detail: display + ": not a folder"}
+	case err != nil:
+		return "", err
+	case root != "":
+		return root, nil
+	}
+	sort.Strings(rels)
+	return "", &NotOneSkillError{Dir: display, Skills: rels}
+}
+
+func countFiles(files []File) int {
+	n := 0
+	for _, f := range files {
+		if !f.Mode.IsDir() {
+			n++
+		}
+	}
+	return n
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
