@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -73,25 +73,21 @@ as it is on disk. --json prints the full definition (docs/json.md).`,
 	return cmd
 }
 
-// ResolveSkill finds a skill by name, id or path. A path is loaded without
-// discovering anything else.
+// ResolveSkill finds a skill by name, id or path (catalog.Find). A path
+// needs no configuration.
 func (f *Factory) ResolveSkill(ctx context.Context, arg string) (*skill.Skill, error) {
-	cwd, err := f.Cwd()
-	if err != nil {
-		return nil, err
-	}
-	if strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
-		p := filepath.Clean(arg)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
+	if catalog.LooksLikePath(arg) {
+		cwd, err := f.Cwd()
+		if err != nil {
+			return nil, err
 		}
-		return skill.LoadPath(p)
+		return catalog.Find(ctx, catalog.Options{Cwd: cwd}, arg)
 	}
-	cat, err := f.Discover(ctx, false, false)
+	o, err := f.DiscoverOptions()
 	if err != nil {
 		return nil, err
 	}
-	return cat.Resolve(arg, cwd)
+	return catalog.Find(ctx, o, arg)
 }
 
 func showRun(ctx context.Context, opts *showOptions) error {

@@ -413,7 +413,7 @@ func (c *Catalog) Resolve(arg, cwd string) (*skill.Skill, error) {
 	}
 	// path
 	if looksLikePath(arg) || existsDir(absFrom(cwd, arg)) {
-		return skill.LoadPath(absFrom(cwd, arg))
+		return LoadPath(context.Background(), absFrom(cwd, arg))
 	}
 	return nil, &skill.NotFoundError{What: "skill", Name: arg, Suggestions: c.Suggest(arg)}
 }
@@ -508,4 +508,47 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// LoadPath loads the skill at a path to a skill folder or to its SKILL.md,
+// found as pkg/skilltree finds skills: a folder holding skills below it is a
+// *skilltree.NotOneSkillError naming them.
+func LoadPath(ctx context.Context, p string) (*skill.Skill, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &skill.NotFoundError{What: "path", Name: p}
+		}
+		return nil, err
+	}
+	if !fi.IsDir() && !skilltree.IsSkillFile(filepath.Base(p)) {
+		return nil, fmt.Errorf("%s is neither a skill folder nor a SKILL.md: %w", p, skill.ErrInvalid)
+	}
+	dir, err := skilltree.One(ctx, p, p)
+	if err != nil {
+		var one *skilltree.NotOneSkillError
+		if errors.As(err, &one) && len(one.Skills) == 0 {
+			return nil, &skill.NotFoundError{What: "SKILL.md", Name: p, Detail: "no SKILL.md in " + p}
+		}
+		return nil, err
+	}
+	return skill.Load(dir, skill.LoadOptions{Source: skill.SourcePath})
+}
+
+// LooksLikePath reports whether a command argument names a path rather than a skill.
+func LooksLikePath(arg string) bool {
+	return strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".."
+}
+
+// Find finds a skill by id, name or path. A path is loaded without
+// discovering anything else; a name or id is resolved in the catalog of o.
+func Find(ctx context.Context, o Options, arg string) (*skill.Skill, error) {
+	if LooksLikePath(arg) {
+		return LoadPath(ctx, absFrom(o.Cwd, arg))
+	}
+	cat, err := Discover(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return cat.Resolve(arg, o.Cwd)
 }

@@ -3,18 +3,12 @@ package pack
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
 	"github.com/skillctl/skillctl/pkg/findings"
-	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/skilltree"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
@@ -44,28 +38,8 @@ type Result struct {
 // ErrInvalid: the skill has validation errors (in Result.Findings); nothing was written.
 var ErrInvalid = errors.New("the skill has validation errors")
 
-// NotOneSkillError is a folder to pack that is not one skill folder.
-type NotOneSkillError struct {
-	Dir string
-	// Skills are the skill folders found below Dir (relative).
-	Skills []string
-}
-
-func (e *NotOneSkillError) Error() string {
-	if len(e.Skills) == 0 {
-		return fmt.Sprintf("%s holds no SKILL.md; pack a skill folder", e.Dir)
-	}
-	shown := e.Skills
-	if len(shown) > 5 {
-		shown = shown[:5]
-	}
-	return fmt.Sprintf("%s is not a skill folder but holds %d skill(s) (%s); pack one of them", e.Dir, len(e.Skills), strings.Join(shown, ", "))
-}
-
-func (e *NotOneSkillError) Unwrap() error { return skill.ErrNotFound }
-
 // Run packs the skill at dir (a skill folder or its SKILL.md). A dir that is
-// not one skill is a *NotOneSkillError listing the skills below it; a
+// not one skill is a *skilltree.NotOneSkillError listing the skills below it; a
 // skill with validation errors returns ErrInvalid with the findings in the
 // result. The archive is written atomically; on any failure, a cancelled
 // ctx included, no file is left behind.
@@ -74,7 +48,7 @@ func (p *Packer) Run(ctx context.Context, dir string) (*Result, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(p.Cwd, abs)
 	}
-	skillDir, err := findOne(ctx, abs, dir)
+	skillDir, err := skilltree.One(ctx, abs, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -124,34 +98,6 @@ func (p *Packer) Run(ctx context.Context, dir string) (*Result, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// findOne is the one skill folder at abs, found as skilltree finds skills.
-func findOne(ctx context.Context, abs, display string) (string, error) {
-	var mu sync.Mutex
-	var rels []string
-	root := ""
-	err := skilltree.Walk(ctx, abs, skilltree.Options{Layout: skilltree.Tree}, func(f *skilltree.Found) {
-		if f.Skipped() {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if f.Rel == "." {
-			root = f.Dir
-		}
-		rels = append(rels, f.Rel)
-	})
-	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
-		return "", &skill.NotFoundError{What: "path", Name: display, Detail: display + ": not a folder"}
-	case err != nil:
-		return "", err
-	case root != "":
-		return root, nil
-	}
-	sort.Strings(rels)
-	return "", &NotOneSkillError{Dir: display, Skills: rels}
 }
 
 func countFiles(files []File) int {

@@ -3,9 +3,6 @@ package skill
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -66,34 +63,6 @@ func CompareVersions(a, b string) int {
 		return sign
 	}
 	return strings.Compare(a, b)
-}
-
-// LoadPath loads the skill at a path to a skill folder or to its SKILL.md.
-func LoadPath(p string) (*Skill, error) {
-	fi, err := os.Stat(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &NotFoundError{What: "path", Name: p}
-		}
-		return nil, err
-	}
-	dir := p
-	if !fi.IsDir() {
-		base := filepath.Base(p)
-		if base != "SKILL.md" && base != "skill.md" {
-			return nil, fmt.Errorf("%s is neither a skill folder nor a SKILL.md: %w", p, ErrInvalid)
-		}
-		dir = filepath.Dir(p)
-	}
-	s, err := Load(dir, LoadOptions{Source: SourcePath})
-	if err != nil {
-		var le *LoadError
-		if errors.As(err, &le) && errors.Is(err, ErrNotFound) {
-			return nil, &NotFoundError{What: "SKILL.md", Name: dir, Detail: "no SKILL.md in " + dir}
-		}
-		return nil, err
-	}
-	return s, nil
 }
 
 // NotFoundError is a skill, path or file that does not exist, with close
