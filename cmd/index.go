@@ -119,42 +119,29 @@ only when its content changes.`,
 	return cmd
 }
 
-// gatherIndexItems finds the skills to index: the discovered ones, or those
-// at paths. Problems are warned about on stderr.
+// gatherIndexItems finds the skills to index (index.Gather) and warns about
+// what could not be loaded.
 func (f *Factory) gatherIndexItems(ctx context.Context, paths []string, needBody bool) ([]index.Item, func(name, id string) bool, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, nil, err
 	}
-	var items []index.Item
-	if len(paths) > 0 {
-		cwd, err := f.Cwd()
-		if err != nil {
-			return nil, nil, err
-		}
-		got, err := index.Collect(ctx, paths, cwd, !needBody)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, p := range got.Problems {
-			fmt.Fprintf(f.IO.ErrOut, "warning: skipped %s: %s\n", p.Path, p.Reason)
-		}
-		for _, d := range got.Duplicates {
-			f.Warnf("skill %s is in both %s and %s; indexing the one in %s", d.Name, d.Lost, d.Kept, d.Kept)
-		}
-		items = got.Items
-	} else {
-		cat, err := f.Discover(ctx, !needBody, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, e := range cat.Entries {
-			if e.Skill != nil && e.ShadowedBy == "" {
-				items = append(items, index.Item{Skill: e.Skill, RealDir: e.RealDir()})
-			}
-		}
+	o, err := f.DiscoverOptions()
+	if err != nil {
+		return nil, nil, err
 	}
-	return items, cfg.IsDisabled, nil
+	o.DropBody = !needBody
+	got, err := index.Gather(ctx, paths, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range got.Problems {
+		fmt.Fprintf(f.IO.ErrOut, "warning: skipped %s: %s\n", p.Path, p.Reason)
+	}
+	for _, d := range got.Duplicates {
+		f.Warnf("skill %s is in both %s and %s; indexing the one in %s", d.Name, d.Lost, d.Kept, d.Kept)
+	}
+	return got.Items, cfg.IsDisabled, nil
 }
 
 func indexRun(ctx context.Context, opts *indexOptions) error {

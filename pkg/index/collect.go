@@ -91,3 +91,22 @@ func winnerDir(cat *catalog.Catalog, e *catalog.Entry) string {
 	}
 	return ""
 }
+
+// Gather finds the skills to index: those at paths when there are any
+// (Collect, relative to o.Cwd), else every skill discovered with o.
+func Gather(ctx context.Context, paths []string, o catalog.Options) (*Collected, error) {
+	if len(paths) > 0 {
+		return Collect(ctx, paths, o.Cwd, o.DropBody)
+	}
+	cat, err := catalog.Discover(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	out := &Collected{Problems: cat.Problems()}
+	for _, e := range cat.Entries {
+		if e.Skill != nil && e.ShadowedBy == "" {
+			out.Items = append(out.Items, Item{Skill: e.Skill, RealDir: e.RealDir()})
+		}
+	}
+	return out, nil
+}

@@ -5,21 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/skillctl/skillctl/pkg/skill"
 )
-
-// DefaultEntrypoints are tried in order when neither --entry nor the
-// skill's entrypoint names one.
-var DefaultEntrypoints = []string{"scripts/run", "scripts/run.sh", "scripts/run.py", "scripts/run.js",
-	"scripts/execute.sh", "scripts/execute.py", "scripts/execute.js"}
-
-// interpreters choose a program by extension for scripts that are not executable.
-var interpreters = map[string]string{".sh": "sh", ".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node"}
 
 // SandboxPath is the PATH a sandboxed script gets: the system's folders
 // only (on Windows, where nothing is sandboxed, skillctl's own PATH).
@@ -42,7 +33,7 @@ type Entrypoint struct {
 }
 
 // ResolveEntrypoint finds the script to run: entry (--entry), else the
-// skill's entrypoint, else the first of DefaultEntrypoints that exists; and
+// skill's entrypoint, else the first of skill.DefaultEntrypoints that exists; and
 // how to run it: directly when executable (the kernel reads its shebang),
 // else with sh, python3 or node by extension, else by its shebang line.
 // skillDir is the skill's real folder.
@@ -52,7 +43,7 @@ func ResolveEntrypoint(s *skill.Skill, skillDir, entry string) (*Entrypoint, err
 		rel = s.Exec.Entrypoint
 	}
 	if rel == "" {
-		for _, cand := range DefaultEntrypoints {
+		for _, cand := range skill.DefaultEntrypoints {
 			if fi, err := os.Stat(filepath.Join(skillDir, filepath.FromSlash(cand))); err == nil && fi.Mode().IsRegular() {
 				rel = cand
 				break
@@ -60,7 +51,7 @@ func ResolveEntrypoint(s *skill.Skill, skillDir, entry string) (*Entrypoint, err
 		}
 		if rel == "" {
 			return nil, fmt.Errorf("no entrypoint: set entrypoint: in SKILL.md, pass --entry REL, or add one of %s: %w",
-				strings.Join(DefaultEntrypoints, ", "), skill.ErrNotFound)
+				strings.Join(skill.DefaultEntrypoints, ", "), skill.ErrNotFound)
 		}
 	}
 	f, err := skill.OpenFile(skillDir, rel)
@@ -78,7 +69,7 @@ func ResolveEntrypoint(s *skill.Skill, skillDir, entry string) (*Entrypoint, err
 		ep.Argv = []string{ep.Abs}
 		return ep, nil
 	}
-	if prog, ok := interpreters[strings.ToLower(path.Ext(clean))]; ok {
+	if prog := skill.Interpreter(clean); prog != "" {
 		p, err := findProgram(prog)
 		if err != nil {
 			return nil, err

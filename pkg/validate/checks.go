@@ -426,10 +426,6 @@ func checkPermissions(c *checker) {
 	}
 }
 
-// defaultEntrypoints are the scripts run looks for when none is declared.
-var defaultEntrypoints = []string{"scripts/run", "scripts/run.sh", "scripts/run.py", "scripts/run.js",
-	"scripts/execute.sh", "scripts/execute.py", "scripts/execute.js"}
-
 func checkEntrypoint(c *checker) {
 	n, where := c.execField("entrypoint")
 	if n != nil && !isEmptyScalar(n) {
@@ -438,8 +434,8 @@ func checkEntrypoint(c *checker) {
 			return
 		}
 		v := strings.TrimSpace(n.Value)
-		clean, ok := cleanRel(v)
-		if !ok {
+		clean, err := skill.CheckRelPath(v)
+		if err != nil {
 			c.addNode("entrypoint-missing", n, "", "%s %q leaves the skill folder", where, v)
 			return
 		}
@@ -457,7 +453,7 @@ func checkEntrypoint(c *checker) {
 		return
 	}
 	if c.t.hasEntry("scripts", true) {
-		for _, p := range defaultEntrypoints {
+		for _, p := range skill.DefaultEntrypoints {
 			if fi, err := fs.Stat(c.t.fsys, p); err == nil && !fi.IsDir() {
 				return
 			}
@@ -466,9 +462,6 @@ func checkEntrypoint(c *checker) {
 	c.addNode("entrypoint-missing", m, "add scripts/run.sh, or set entrypoint: to the script to run",
 		"mode is sandbox but there is no entrypoint and none of scripts/run, scripts/run.{sh,py,js}, scripts/execute.{sh,py,js}")
 }
-
-// interpreters run a non-executable script by its extension.
-var interpreters = map[string]bool{".sh": true, ".py": true, ".js": true}
 
 func checkScripts(c *checker) {
 	if c.t.noExecBits || !c.t.hasEntry("scripts", true) {
@@ -490,13 +483,9 @@ func checkScripts(c *checker) {
 		if !hasShebang(c.t.fsys, rel) {
 			continue
 		}
-		ext := strings.ToLower(e.Name()[max(0, strings.LastIndexByte(e.Name(), '.')):])
-		if !strings.Contains(e.Name(), ".") {
-			ext = ""
-		}
-		how := "run will start it with " + map[string]string{".sh": "sh", ".py": "python3", ".js": "node"}[ext]
-		if !interpreters[ext] {
-			how = "run cannot start it"
+		how := "run cannot start it"
+		if prog := skill.Interpreter(rel); prog != "" {
+			how = "run will start it with " + prog
 		}
 		c.add("script-not-executable", c.t.join(rel), 1, 1, "", "%s starts with #! but is not executable; %s", rel, how)
 	}

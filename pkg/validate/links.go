@@ -1,10 +1,13 @@
 package validate
 
 import (
+	"errors"
 	"io/fs"
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 // Link is a link target found in a Markdown body, with its position.
@@ -183,8 +186,11 @@ func checkReferences(c *checker) {
 		}
 		seen[p] = true
 		line := c.doc.BodyLine + l.Line - 1
-		clean, inside := cleanRel(p)
-		if !inside {
+		clean, err := skill.CheckRelPath(p)
+		if errors.Is(err, skill.ErrNotFound) {
+			continue // an empty path: the skill folder itself
+		}
+		if err != nil {
 			c.add("reference-missing", "", line, l.Column, "link to files inside the skill folder; it is installed on its own",
 				"the link %q points outside the skill folder", l.Target)
 			continue

@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -524,18 +523,4 @@ func fenceOffset(text string, from int) int {
 		off += end + 1
 	}
 	return -1
-}
-
-// cleanRel turns a link or entrypoint into a clean slash path inside the
-// skill, or reports that it leaves the skill.
-func cleanRel(p string) (string, bool) {
-	p = strings.ReplaceAll(p, "\\", "/")
-	if strings.HasPrefix(p, "/") || (len(p) >= 2 && p[1] == ':') {
-		return p, false
-	}
-	c := path.Clean(p)
-	if c == ".." || strings.HasPrefix(c, "../") {
-		return c, false
-	}
-	return c, true
 }
