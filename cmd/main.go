@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/pkg/run"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -91,16 +92,30 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv fu
 	return code
 }
 
-// ExitCodeOf maps an error to skillctl's exit codes in one place.
+// ExitCodeOf maps an error to skillctl's exit codes in one place: pkg/*
+// returns typed errors and sentinels, and only this function knows codes.
 func ExitCodeOf(err error) int {
-	var ec ExitCoder
-	var fe *FlagError
+	var (
+		ec  ExitCoder
+		fe  *FlagError
+		ee  *run.ExitError
+		te  *run.TimeoutError
+		se  *run.SandboxError
+		ie  *run.InputError
+		mie *run.MissingInputError
+	)
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ec):
 		return ec.ExitCode()
-	case errors.As(err, &fe):
+	case errors.As(err, &ee):
+		return ee.Code // the script ran and failed: its own status
+	case errors.As(err, &te):
+		return ExitTimeout
+	case errors.As(err, &se):
+		return ExitSandbox
+	case errors.As(err, &fe), errors.As(err, &ie), errors.As(err, &mie):
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted

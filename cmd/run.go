@@ -183,6 +183,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		Isolation: opts.Isolation, Yes: opts.Yes, AllowMissing: opts.AllowMissing,
 		Capture: opts.JSON, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
 		Getenv: opts.Getenv, Cwd: opts.Cwd, Now: opts.Now, StateDir: opts.StateDir, Self: opts.Self,
+		ExitStatus: ExitCodeOf,
 	}
 	if !opts.Quiet {
 		ro.Log = opts.IO.ErrOut

@@ -23,7 +23,12 @@ func newSandboxExecCmd(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The exit status is the script's own: leave before anything
 			// (such as the interrupt handling of Main) can change it.
-			os.Exit(run.HelperMain(args))
+			status, err := run.HelperMain(args)
+			if err != nil {
+				// Already reported to run through the status pipe.
+				os.Exit(ExitSandbox)
+			}
+			os.Exit(status)
 			return nil
 		},
 	}

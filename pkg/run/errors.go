@@ -8,13 +8,6 @@ import (
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
-// Exit codes of run (SPEC §4).
-const (
-	ExitDenied  = 4
-	ExitTimeout = 124
-	ExitSandbox = 125
-)
-
 // DeniedError is a run refused before anything ran: a permission rule, a
 // confirmation that could not be given, direct mode disabled.
 type DeniedError struct {
@@ -26,9 +19,6 @@ func (e *DeniedError) Error() string { return fmt.Sprintf("run %s: %s", e.Skill,
 
 // Unwrap makes the error match skill.ErrDenied.
 func (e *DeniedError) Unwrap() error { return skill.ErrDenied }
-
-// ExitCode is 4.
-func (e *DeniedError) ExitCode() int { return ExitDenied }
 
 // SandboxError is a sandbox that could not be set up at the isolation asked
 // for. Nothing of the skill ran.
@@ -49,9 +39,6 @@ func (e *SandboxError) Error() string {
 	return msg
 }
 
-// ExitCode is 125.
-func (e *SandboxError) ExitCode() int { return ExitSandbox }
-
 // TimeoutError is a script stopped at its timeout.
 type TimeoutError struct {
 	Skill string
@@ -61,9 +48,6 @@ type TimeoutError struct {
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("run %s: timed out after %s (the script and everything it started were stopped)", e.Skill, e.After)
 }
-
-// ExitCode is 124.
-func (e *TimeoutError) ExitCode() int { return ExitTimeout }
 
 // ExitError is a script that ran and failed: skillctl exits with its code.
 type ExitError struct {
@@ -75,9 +59,6 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("run %s: the script exited with status %d", e.Skill, e.Code)
 }
 
-// ExitCode is the script's own exit status.
-func (e *ExitError) ExitCode() int { return e.Code }
-
 // StartError is a script that could not be started: no entrypoint, no
 // interpreter, a file that is not executable.
 type StartError struct {
@@ -87,17 +68,6 @@ type StartError struct {
 
 func (e *StartError) Error() string { return fmt.Sprintf("run %s: %v", e.Skill, e.Err) }
 func (e *StartError) Unwrap() error { return e.Err }
-
-// ExitCode is 3 when a file is missing, 4 when a path leaves the skill, else 1.
-func (e *StartError) ExitCode() int {
-	switch {
-	case errors.Is(e.Err, skill.ErrNotFound):
-		return 3
-	case errors.Is(e.Err, skill.ErrDenied):
-		return ExitDenied
-	}
-	return 1
-}
 
 // causeOf names the kind of failure for the SkillError document.
 func causeOf(err error) string {

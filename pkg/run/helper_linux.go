@@ -59,8 +59,10 @@ const helperStatusFD = 3
 // capabilities), reports on fd 3, starts the script with its own
 // environment and streams, forwards termination signals to every process
 // the script started, kills whatever is left when the script exits, and
-// exits with the script's status (128+N for signal N).
-func HelperMain(args []string) int {
+// returns the script's status (128+N for signal N, 127 when it could not
+// be executed). A helper that could not confine itself returns an error
+// (also reported on fd 3), and nothing ran.
+func HelperMain(args []string) (int, error) {
 	// Capabilities and the bounding set are per thread: drop them and fork
 	// from the same one.
 	runtime.LockOSThread()
@@ -75,9 +77,10 @@ func HelperMain(args []string) int {
 		status.Close()
 		status = nil
 	}
-	fail := func(format string, a ...any) int {
-		report(helperStatus{Stage: "setup", Error: fmt.Sprintf(format, a...)})
-		return ExitSandbox
+	fail := func(format string, a ...any) (int, error) {
+		msg := fmt.Sprintf(format, a...)
+		report(helperStatus{Stage: "setup", Error: msg})
+		return 0, errors.New(msg)
 	}
 	if len(args) != 1 {
 		return fail("the sandbox helper takes one argument")
@@ -121,10 +124,10 @@ func HelperMain(args []string) int {
 		Dir: spec.Dir, Env: os.Environ(), Files: []uintptr{0, 1, 2}})
 	if err != nil {
 		report(helperStatus{Stage: "start", Error: fmt.Sprintf("cannot execute %s: %v", spec.Argv[0], err)})
-		return 127
+		return 127, nil
 	}
 	report(helperStatus{OK: true, Landlock: abi, Proc: proc})
-	return supervise(pid, pid1, sigs)
+	return supervise(pid, pid1, sigs), nil
 }
 
 // supervise reaps every child, forwards signals, and returns the script's

@@ -18,9 +18,6 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Source + ": " + e.Msg }
 
-// ExitCode implements the exit-code contract: bad input is a usage error.
-func (e *InputError) ExitCode() int { return 2 }
-
 // BuildInput builds the input object from --input-json (a JSON object given
 // as text, @FILE, or - for stdin) and --input k=v pairs, applied in order on
 // top of it. Dotted keys build nested objects; a value is parsed as a JSON

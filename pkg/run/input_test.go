@@ -60,7 +60,7 @@ func TestBuildInput(t *testing.T) {
 				assert.Contains(t, err.Error(), tt.err)
 				var ie *InputError
 				require.ErrorAs(t, err, &ie)
-				assert.Equal(t, 2, ie.ExitCode())
+				assert.NotEmpty(t, ie.Msg)
 				return
 			}
 			require.NoError(t, err)

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,13 +102,13 @@ func (r *Record) complete(t time.Time, rep *Report) {
 	r.attach(rep)
 }
 
-func (r *Record) fail(t time.Time, err error, rep *Report) {
+func (r *Record) fail(t time.Time, err error, code int, rep *Report) {
 	r.State.Time.End = t.UnixMilli()
 	r.State.Error = err.Error()
 	r.to(StateError, t)
 	r.attach(rep)
 	if r.State.Metadata == nil {
-		r.State.Metadata = &RecordMetadata{ExitCode: exitCodeOf(err)}
+		r.State.Metadata = &RecordMetadata{ExitCode: code}
 	}
 	r.State.Metadata.Cause = causeOf(err)
 }
@@ -132,15 +131,6 @@ func (r *Record) attach(rep *Report) {
 		}
 		r.State.Metadata = md
 	}
-}
-
-// exitCodeOf is the exit code an error carries (1 when it carries none).
-func exitCodeOf(err error) int {
-	var ec interface{ ExitCode() int }
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
-	}
-	return 1
 }
 
 func capString(s string, n int) string {

@@ -40,9 +40,6 @@ func (e *MissingInputError) Error() string {
 	return e.Skill + ": " + strings.Join(parts, "; ")
 }
 
-// ExitCode: a missing input is fixed by passing flags.
-func (e *MissingInputError) ExitCode() int { return 2 }
-
 // Render replaces the placeholders of a direct-mode body (SPEC §7):
 // {{input.a.b}} (objects and arrays as compact JSON), {{input}} (the whole
 // input), {{system.cwd|timestamp|date|skillDir|skillName}}, Claude Code's

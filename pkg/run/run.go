@@ -53,6 +53,10 @@ type Options struct {
 	Stderr  io.Writer
 	// Log receives one-line notes (isolation achieved, grants); nil is quiet.
 	Log io.Writer
+	// ExitStatus maps a failed run's error to the status recorded in the
+	// result and the run record (the caller's exit codes); nil records the
+	// script's own status, else 1.
+	ExitStatus func(error) int
 	// Confirm asks a yes/no question on a terminal; nil when there is none.
 	Confirm func(prompt string) (bool, error)
 
@@ -148,6 +152,19 @@ func (o *Options) getenv(k string) string {
 	return os.Getenv(k)
 }
 
+// exitStatus is the status a failed run records (ExitStatus, else the
+// script's own code, else 1).
+func (o *Options) exitStatus(err error) int {
+	if o.ExitStatus != nil {
+		return o.ExitStatus(err)
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return 1
+}
+
 func (o *Options) logf(format string, a ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, format+"\n", a...)
@@ -199,7 +216,8 @@ func (o *Options) ResolveIsolation() string {
 }
 
 // Run runs the skill. The returned report holds the result document (also
-// on failure); the error carries the exit code (ExitCode() int).
+// on failure); the error is one of the typed errors of errors.go (or the
+// context's when cancelled), which the caller maps to an exit status.
 func (o *Options) Run(ctx context.Context) (*Report, error) {
 	if o.Skill == nil {
 		return nil, errors.New("run: no skill")
@@ -213,7 +231,11 @@ func (o *Options) Run(ctx context.Context) (*Report, error) {
 	finish := func(err error) (*Report, error) {
 		end := o.now()
 		if err != nil {
-			rec.fail(end, err, rep)
+			code := o.exitStatus(err)
+			if rep.Sandbox != nil {
+				rep.Sandbox.ExitCode = code
+			}
+			rec.fail(end, err, code, rep)
 			if rep.Direct == nil && rep.Sandbox == nil {
 				rep.Failure = &SkillError{Name: "SkillError", Message: err.Error(), Details: SkillErrorDetails{
 					SkillName: s.Name, Mode: mode, Cause: causeOf(err), Duration: end.Sub(start).Milliseconds()}}

@@ -171,7 +171,7 @@ func TestAuthorize(t *testing.T) {
 			assert.True(t, errors.Is(err, skill.ErrDenied))
 			var de *DeniedError
 			require.ErrorAs(t, err, &de)
-			assert.Equal(t, 4, de.ExitCode())
+			assert.ErrorIs(t, de, skill.ErrDenied)
 			assert.Empty(t, out.String(), "nothing ran")
 			assert.Equal(t, "denied", rep.Failure.Details.Cause)
 			recs := readRecords(t, o.StateDir)

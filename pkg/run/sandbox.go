@@ -397,16 +397,16 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 	code := exitStatus(l.cmd.ProcessState)
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		res.Status, res.ExitCode = "timeout", ExitTimeout
+		res.Status = "timeout"
 		return res, nil, &TimeoutError{Skill: p.skillName, After: timeout}
 	case ctx.Err() != nil:
-		res.Status, res.ExitCode = "error", 130
+		res.Status = "error"
 		return res, nil, ctx.Err()
 	case code == 0:
 		res.Status = "success"
 		return res, nil, nil
 	case code < 0:
-		res.Status, res.ExitCode = "error", 1
+		res.Status = "error"
 		return res, nil, fmt.Errorf("run %s: %v", p.skillName, werr)
 	}
 	res.Status, res.ExitCode = "error", code

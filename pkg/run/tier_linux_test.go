@@ -21,7 +21,26 @@ func needHelper(t *testing.T) {
 // sandboxOptions are options for a captured sandbox run of s under tier.
 func sandboxOptions(t *testing.T, s *skill.Skill, tier string) *Options {
 	return &Options{Skill: s, Mode: skill.ModeSandbox, Isolation: tier, Capture: true, Self: skillctlBin,
-		TempDir: t.TempDir(), Cwd: t.TempDir(), Getenv: func(string) string { return "" }}
+		TempDir: t.TempDir(), Cwd: t.TempDir(), Getenv: func(string) string { return "" }, ExitStatus: testExitStatus}
+}
+
+// testExitStatus stands for the caller's exit codes: the result and the
+// run record carry what it says.
+func testExitStatus(err error) int {
+	var (
+		te *TimeoutError
+		se *SandboxError
+		ee *ExitError
+	)
+	switch {
+	case errors.As(err, &te):
+		return 124
+	case errors.As(err, &se):
+		return 125
+	case errors.As(err, &ee):
+		return ee.Code
+	}
+	return 1
 }
 
 var (
