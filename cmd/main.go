@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -56,9 +57,41 @@ func Main() int {
 	return Run(context.Background(), os.Args[1:], iostreams.System(), os.Getenv)
 }
 
+// exitNow ends the process at a second interrupt (replaceable in tests).
+var exitNow = os.Exit
+
+// cancelOnSignal cancels the returned context at the first Ctrl-C or
+// SIGTERM, so that the running operation stops and cleans up; a second one
+// ends the process at once with ExitInterrupted.
+func cancelOnSignal(ctx context.Context, errOut io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			fmt.Fprintln(errOut, "Interrupted again: stopping now.")
+			exitNow(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
 // Run runs skillctl with the given arguments, streams and environment.
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv func(string) string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cancelOnSignal(ctx, ios.ErrOut)
 	defer stop()
 	if getenv == nil {
 		getenv = os.Getenv
@@ -82,7 +115,11 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv fu
 		code = ExitInterrupted
 	}
 	var silent *SilentError
-	if !errors.As(err, &silent) {
+	switch {
+	case errors.As(err, &silent):
+	case code == ExitInterrupted && errors.Is(err, context.Canceled):
+		fmt.Fprintln(ios.ErrOut, "Interrupted.")
+	default:
 		fmt.Fprintf(ios.ErrOut, "Error: %s\n", err)
 		var fe *FlagError
 		if (errors.As(err, &fe) || code == ExitUsage) && cmd != nil {

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -184,7 +185,7 @@ func recoverStaging(root, staging string) error {
 				continue
 			}
 			if exists {
-				if tree, err := TreeSHA256(dest); err == nil && tree == op.Entry.TreeSha256 {
+				if tree, err := TreeSHA256(context.Background(), dest); err == nil && tree == op.Entry.TreeSha256 {
 					done = append(done, op)
 				}
 				continue

@@ -68,7 +68,7 @@ func newCrashFixture(t *testing.T) *crashFixture {
 // checkWhole asserts the target holds the old or the new skill, whole.
 func (f *crashFixture) checkWhole(t *testing.T) string {
 	t.Helper()
-	tree, err := install.TreeSHA256(filepath.Join(f.root, "demo"))
+	tree, err := install.TreeSHA256(context.Background(), filepath.Join(f.root, "demo"))
 	require.NoError(t, err, "the skill folder is there")
 	require.Contains(t, []string{f.oldTree, f.newTree}, tree, "the old skill or the new one, never a mix")
 	_, err = install.ReadLock(f.root)

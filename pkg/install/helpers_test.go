@@ -87,7 +87,7 @@ func requireLockMatchesDisk(t testing.TB, root string) *install.Lock {
 	lock, err := install.ReadLock(root)
 	require.NoError(t, err, "the lock file parses")
 	for name, e := range lock.Skills {
-		tree, err := install.TreeSHA256(filepath.Join(root, name))
+		tree, err := install.TreeSHA256(context.Background(), filepath.Join(root, name))
 		require.NoError(t, err, "%s is on disk", name)
 		require.Equal(t, e.TreeSha256, tree, "the lock entry of %s matches the disk", name)
 	}

@@ -378,7 +378,7 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 	}
 	now := in.now()
 	for _, c := range all {
-		if err := c.prepare(now); err != nil {
+		if err := c.prepare(ctx, now); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -393,7 +393,7 @@ func limitHint(err error) string {
 }
 
 // prepare validates the skill and fills in its lock entry.
-func (c *candidate) prepare(now time.Time) error {
+func (c *candidate) prepare(ctx context.Context, now time.Time) error {
 	// Validated under the folder name it will be installed as.
 	c.res = validate.Dir(c.dir, validate.Options{Profile: validate.ProfileDefault, DirName: c.name})
 	if c.res.HasErrors() {
@@ -422,11 +422,11 @@ func (c *candidate) prepare(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	tree, err := TreeSHA256(c.dir)
+	tree, err := TreeSHA256(ctx, c.dir)
 	if err != nil {
 		return err
 	}
-	mdSum, err := fileSHA256(s.File, make([]byte, 32<<10))
+	mdSum, err := fileSHA256(ctx, s.File, make([]byte, 32<<10))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillctl/skillctl/internal/ctxio"
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/pack"
 )
@@ -42,6 +43,7 @@ func newStaged(dir string) *staged {
 // stageWriter writes checked entries into a tree through os.Root, so that
 // nothing can land outside it.
 type stageWriter struct {
+	ctx      context.Context
 	root     *os.Root
 	st       *staged
 	buf      []byte
@@ -83,7 +85,7 @@ func (w *stageWriter) file(name string, mode fs.FileMode, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.CopyBuffer(onlyWriter{f}, r, w.buf)
+	n, err := io.CopyBuffer(onlyWriter{f}, ctxio.Reader(w.ctx, r), w.buf)
 	if err == nil {
 		err = f.Chmod(mode)
 	}
@@ -143,7 +145,7 @@ func stageArchive(ctx context.Context, file, dir string, opts archive.Options, p
 		return nil, err
 	}
 	defer root.Close()
-	w := &stageWriter{root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
+	w := &stageWriter{ctx: ctx, root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
 	opts.RefuseSetuid = true
 	_, err = archive.WalkFile(ctx, file, opts, func(e *archive.Entry) error {
 		var err error
@@ -184,7 +186,7 @@ func stageFolder(ctx context.Context, src, dir string, limits archive.Limits, pr
 		return nil, err
 	}
 	defer root.Close()
-	w := &stageWriter{root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
+	w := &stageWriter{ctx: ctx, root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
 	lim := limits.WithDefaults()
 	entries := 0
 	var total int64

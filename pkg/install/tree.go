@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/skillctl/skillctl/internal/ctxio"
 )
 
 // TreeSHA256 is the digest of an installed skill folder: the sha256 of one
@@ -18,13 +21,17 @@ import (
 //	f <0644|0755> <sha256 of content> <path>
 //	l <target> <path>
 //
-// for folders, files and symlinks. Times and owners do not count.
-func TreeSHA256(dir string) (string, error) {
+// for folders, files and symlinks. Times and owners do not count. It stops
+// with ctx.Err() when ctx is cancelled.
+func TreeSHA256(ctx context.Context, dir string) (string, error) {
 	type line struct{ path, text string }
 	var lines []line
 	buf := make([]byte, 256<<10)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if p == dir {
@@ -50,7 +57,7 @@ func TreeSHA256(dir string) (string, error) {
 			if info.Mode()&0o111 != 0 {
 				mode = "0755"
 			}
-			sum, err := fileSHA256(p, buf)
+			sum, err := fileSHA256(ctx, p, buf)
 			if err != nil {
 				return err
 			}
@@ -71,14 +78,14 @@ func TreeSHA256(dir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func fileSHA256(p string, buf []byte) (string, error) {
+func fileSHA256(ctx context.Context, p string, buf []byte) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, f, buf); err != nil {
+	if _, err := io.CopyBuffer(h, ctxio.Reader(ctx, f), buf); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

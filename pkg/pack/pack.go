@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillctl/skillctl/internal/ctxio"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -202,7 +203,7 @@ func copyFile(ctx context.Context, w io.Writer, f File) error {
 		return err
 	}
 	defer in.Close()
-	n, err := io.Copy(w, ctxReader{ctx, in})
+	n, err := io.Copy(w, ctxio.Reader(ctx, in))
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
@@ -262,17 +263,4 @@ func writeTarGz(ctx context.Context, w io.Writer, top string, files []File) erro
 		return err
 	}
 	return gw.Close()
-}
-
-// ctxReader stops a copy when ctx is cancelled.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
