@@ -1,0 +1,6 @@
+//go:build race
+
+package cmd_test
+
+// raceEnabled: the race detector slows skillctl down many times over.
+const raceEnabled = true
