@@ -136,7 +136,7 @@ func (f *Factory) gatherIndexItems(ctx context.Context, paths []string, needBody
 		return nil, nil, err
 	}
 	for _, p := range got.Problems {
-		fmt.Fprintf(f.IO.ErrOut, "warning: skipped %s: %s\n", p.Path, p.Reason)
+		warnSkipped(f.IO.ErrOut, p.Path, p.Reason)
 	}
 	for _, d := range got.Duplicates {
 		f.Warnf("skill %s is in both %s and %s; indexing the one in %s", d.Name, d.Lost, d.Kept, d.Kept)

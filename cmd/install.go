@@ -16,6 +16,7 @@ import (
 	"github.com/skillctl/skillctl/internal/render"
 	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/archive"
+	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/install"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
@@ -208,15 +209,21 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range res.Skipped {
+		warnSkipped(opts.IO.ErrOut, s.Path, s.Reason)
+	}
 	if !opts.Quiet {
+		var warnings []findings.Finding
 		for _, s := range res.Skills {
 			for _, w := range s.Warnings {
-				loc := s.Name + "/" + w.File
-				if w.Line > 0 {
-					loc = fmt.Sprintf("%s:%d:%d", loc, w.Line, w.Column)
-				}
-				fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s %s %s\n", loc, w.Severity, w.Rule, w.Message)
+				w.File = s.Name + "/" + w.File
+				warnings = append(warnings, w)
 			}
+		}
+		st := findingStyle(opts.IO, false)
+		st.Prefix = "warning: "
+		if err := findings.WriteText(opts.IO.ErrOut, warnings, st); err != nil {
+			return err
 		}
 	}
 	if opts.JSON {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -157,8 +158,14 @@ func (f *Factory) Discover(ctx context.Context, dropBody, warn bool) (*catalog.C
 // WarnBroken prints one warning line per skill that could not be loaded.
 func (f *Factory) WarnBroken(cat *catalog.Catalog) {
 	for _, p := range cat.Problems() {
-		fmt.Fprintf(f.IO.ErrOut, "warning: skipped %s: %s\n", p.Path, p.Reason)
+		warnSkipped(f.IO.ErrOut, p.Path, p.Reason)
 	}
+}
+
+// warnSkipped says that a skill (or a link to one) was left out, and why
+// (SPEC §3: nothing is dropped silently).
+func warnSkipped(w io.Writer, path, reason string) {
+	fmt.Fprintf(w, "warning: skipped %s: %s\n", path, reason)
 }
 
 // Warnf prints a warning on stderr unless --quiet.

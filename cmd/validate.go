@@ -141,6 +141,9 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range rep.Skipped {
+		warnSkipped(opts.IO.ErrOut, p.Path, p.Reason)
+	}
 	if opts.Quiet {
 		rep = rep.WithoutInfo()
 	}

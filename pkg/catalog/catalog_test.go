@@ -230,7 +230,7 @@ func TestDiscoverSymlinkedSkillLoadedOnce(t *testing.T) {
 	require.NoError(t, os.MkdirAll(root, 0o755))
 	require.NoError(t, os.Symlink(real, filepath.Join(root, "linked")))
 	require.NoError(t, os.Symlink(real, filepath.Join(root, "alias")))
-	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: skill.SourcePath}, {Dir: filepath.Join(base, "store"), Source: skill.SourceEnv}}, false)
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: root, Source: skill.SourceUser}, {Dir: filepath.Join(base, "store"), Source: skill.SourceEnv}}, false)
 	require.NoError(t, err)
 	require.Len(t, cat.Entries, 1, "the same real folder is loaded once")
 	assert.Equal(t, "linked", cat.Entries[0].Name)
@@ -290,7 +290,7 @@ func TestDiscoverLinkToAnotherRootsSkillLoadedOnce(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(store, "shared"), filepath.Join(other, "shared-link")))
 	// the same root twice (through a link to the root itself) is read once
 	require.NoError(t, os.Symlink(store, filepath.Join(base, "store-link")))
-	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: store, Source: skill.SourceUser}, {Dir: other, Source: skill.SourceEnv},
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: store, Source: skill.SourceUser}, {Dir: other, Source: skill.SourceProject},
 		{Dir: filepath.Join(base, "store-link"), Source: skill.SourcePath}}, true)
 	require.NoError(t, err)
 	require.Len(t, cat.Entries, 1)

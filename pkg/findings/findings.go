@@ -66,6 +66,8 @@ type TextStyle struct {
 	Hint func(s string) string
 	// Hints prints each finding's hint on a line of its own.
 	Hints bool
+	// Prefix starts every finding's line.
+	Prefix string
 }
 
 // WriteText writes one line per finding, `FILE:LINE:COL: SEVERITY RULE
@@ -76,7 +78,7 @@ func WriteText(w io.Writer, fs []Finding, st TextStyle) error {
 		if st.Severity != nil {
 			sev = st.Severity(sev)
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s %s %s\n", f.Location(), sev, f.Rule, f.Message); err != nil {
+		if _, err := fmt.Fprintf(w, "%s%s: %s %s %s\n", st.Prefix, f.Location(), sev, f.Rule, f.Message); err != nil {
 			return err
 		}
 		if st.Hints && f.Hint != "" {

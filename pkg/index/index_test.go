@@ -58,11 +58,19 @@ func TestXMLResolvesSymlinks(t *testing.T) {
 	if err := os.Symlink(real, filepath.Join(roots, "linked")); err != nil {
 		t.Skipf("symbolic links are not available here: %v", err)
 	}
-	got, err := Collect(context.Background(), []string{roots}, "", true)
+	// A skill named through a link is found at its real place.
+	got, err := Collect(context.Background(), []string{filepath.Join(roots, "linked")}, "", true)
 	require.NoError(t, err)
 	require.Len(t, got.Items, 1)
 	out := string(XML(got.Items))
 	assert.Contains(t, out, "<location>\n"+filepath.Join(real, "SKILL.md")+"\n</location>")
+
+	// In a tree, a link to a folder outside it is reported, not followed.
+	tree, err := Collect(context.Background(), []string{roots}, "", true)
+	require.NoError(t, err)
+	assert.Empty(t, tree.Items)
+	require.Len(t, tree.Problems, 1)
+	assert.Contains(t, tree.Problems[0].Reason, "outside the tree; not followed")
 
 	// An item without RealDir is resolved on demand.
 	it := Item{Skill: got.Items[0].Skill}

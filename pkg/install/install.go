@@ -21,6 +21,7 @@ import (
 
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
@@ -107,6 +108,15 @@ type Result struct {
 	Skills []Installed `json:"skills"`
 	// Ignored counts entries left out on purpose (__MACOSX, .DS_Store, folder clutter).
 	Ignored int `json:"ignored"`
+	// Skipped are symbolic links of folder sources that were not followed
+	// (see pkg/skilltree).
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is something of a source that was left out, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // InvalidError lists the findings that stopped a skill.
@@ -193,6 +203,7 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			}
 		}
 		sortInstalled(res.Skills)
+		res.Skipped = skippedOf(srcs)
 		return res, nil
 	}
 	// Lock every root (in a fixed order), stage and check everything, then commit.
@@ -256,7 +267,16 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 		}
 	}
 	sortInstalled(res.Skills)
+	res.Skipped = skippedOf(srcs)
 	return res, nil
+}
+
+func skippedOf(srcs []*source) []Skipped {
+	var out []Skipped
+	for _, s := range srcs {
+		out = append(out, s.skipped...)
+	}
+	return out
 }
 
 func installedOf(root string, c *candidate, status string) Installed {
@@ -356,6 +376,11 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 		var st *staged
 		var err error
 		if s.kind == KindFolder {
+			if s.rels == nil {
+				if err := findInFolder(ctx, s); err != nil {
+					return nil, 0, err
+				}
+			}
 			st, err = stageFolder(ctx, s.path, tree, in.Limits, progress)
 		} else {
 			st, err = stageArchive(ctx, s.path, tree, archive.Options{Limits: in.Limits}, progress)
@@ -383,6 +408,28 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 		}
 	}
 	return all, ignored, nil
+}
+
+// findInFolder finds the skills of a folder source with the one finder,
+// before it is staged, and notes the links it did not follow.
+func findInFolder(ctx context.Context, s *source) error {
+	found, problems, err := skilltree.Find(ctx, s.path, skilltree.Options{Layout: skilltree.Tree})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.arg, err)
+	}
+	s.rels = []string{}
+	for _, f := range found {
+		if f.Rel == "." {
+			f.Rel = ""
+		}
+		s.rels = append(s.rels, f.Rel)
+	}
+	for _, p := range problems {
+		if p.Skipped() {
+			s.skipped = append(s.skipped, Skipped{Path: p.Dir, Reason: skill.ErrorReason(p.Err)})
+		}
+	}
+	return nil
 }
 
 func limitHint(err error) string {

@@ -13,21 +13,35 @@ import (
 	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
-// locate finds the skills of a staged source by the one finder's rules
-// (skilltree.InList): SKILL.md at the top, else every outermost folder
-// below holding SKILL.md (one top-level folder is the common case). Several skills are all installed unless
+// locate finds the skills of a staged source by the one finder's rules: a
+// folder as skilltree found it before staging, an archive by
+// skilltree.InList — SKILL.md at the top, else every outermost folder below
+// holding SKILL.md (one top-level folder is the common case). Several skills are all installed unless
 // --skill picks some. Each picked skill is moved to a folder named after it.
 func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
-	names := make([]string, 0, len(st.files))
-	for f := range st.files {
-		names = append(names, f)
-	}
 	var rels []string
-	for _, d := range skilltree.InList(names) {
-		if d == "." {
-			d = ""
+	if s.rels != nil {
+		// A folder: what skilltree found in it, as far as it was staged.
+		for _, r := range s.rels {
+			d := r
+			if d == "" {
+				d = "."
+			}
+			if skilltree.SkillFileIn(st.files, d) != "" {
+				rels = append(rels, r)
+			}
 		}
-		rels = append(rels, d)
+	} else {
+		names := make([]string, 0, len(st.files))
+		for f := range st.files {
+			names = append(names, f)
+		}
+		for _, d := range skilltree.InList(names) {
+			if d == "." {
+				d = ""
+			}
+			rels = append(rels, d)
+		}
 	}
 	if len(rels) == 0 {
 		return nil, fmt.Errorf("%s: %w: no SKILL.md at the top, in a top-level folder or in any folder below", s.arg, ErrNoSkill)

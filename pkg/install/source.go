@@ -38,6 +38,11 @@ type source struct {
 	sha256   string
 	format   archive.Format
 	temp     string // removed when done
+	// rels are the skill folders of a folder source (relative, slash
+	// separated, "" for the top), found by skilltree before it is staged.
+	rels []string
+	// skipped are the links of a folder source that were not followed.
+	skipped []Skipped
 }
 
 func (s *source) cleanup() {

@@ -11,12 +11,12 @@
 //     .skillctl-* bookkeeping folders; in an agent's folder also every
 //     hidden (dot) entry, as agents skip them; in a tree also what
 //     Options.Ignore says (.gitignore, for validate).
-//   - Symbolic links: a link to a folder is followed only where it sits
-//     directly in the folder walked (agents follow links in their skills
-//     folders: other managers install links). A link whose target the walk
-//     reaches anyway is not followed, so every real folder is found once.
-//     Below the top, links are not followed: a target inside the tree is
-//     reached by the walk, and a folder outside it is reported (ErrLinkOutside).
+//   - Symbolic links to folders: in an agent's folder (Children) a link to a
+//     skill folder is followed, as agents follow them (other managers install
+//     links), and a folder reached twice is found once. In a tree no link is
+//     followed: a target inside the tree is reached by the walk itself, and
+//     a link to a folder outside it is reported (ErrLinkOutside), never
+//     followed. Links inside a skill folder are the skill's business.
 package skilltree
 
 import (
@@ -172,8 +172,13 @@ type walker struct {
 	visit    func(*Found)
 }
 
-// top looks at the walked folder's entries: the only place links are followed.
+// top looks at the walked folder's entries. In an agent's folder links
+// to folders are followed; in a tree they are handled as anywhere else.
 func (w *walker) top(p *pool, ents []fs.DirEntry) {
+	if w.o.Layout == Tree {
+		w.push(p, &Found{Dir: w.root, Rel: ".", Real: w.rootReal}, ents)
+		return
+	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	plain := map[string]bool{}
 	var jobs []func(*[]byte)
@@ -202,31 +207,14 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 			continue // a link to a file is not a skill
 		}
-		if w.reached(real, plain) || linked[real] {
-			continue // the walk finds that folder itself
+		if (filepath.Dir(real) == w.rootReal && plain[filepath.Base(real)]) || linked[real] {
+			continue // the same folder is found once
 		}
 		linked[real] = true
 		f.Real = real
-		jobs = append(jobs, func(buf *[]byte) {
-			if w.o.Layout == Children || w.probe(f, buf) {
-				if w.o.Layout == Children {
-					w.folder(p, f, buf)
-				}
-				return
-			}
-			f.Err = problem(f.Dir, ErrLinkOutside)
-			w.visit(f)
-		})
+		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf) })
 	}
 	p.push(jobs...)
-}
-
-// reached reports whether the walk reaches real without following links.
-func (w *walker) reached(real string, plain map[string]bool) bool {
-	if w.o.Layout == Children {
-		return filepath.Dir(real) == w.rootReal && plain[filepath.Base(real)]
-	}
-	return inside(w.rootReal, real)
 }
 
 func inside(base, p string) bool {
@@ -234,14 +222,9 @@ func inside(base, p string) bool {
 	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, sep)+sep)
 }
 
+// skip reports whether an entry of an agent's folder is never a skill.
 func (w *walker) skip(name string) bool {
-	if SkipDir(name) {
-		return true
-	}
-	if w.o.Layout == Children {
-		return strings.HasPrefix(name, ".")
-	}
-	return w.o.Ignore != nil && w.o.Ignore(name)
+	return SkipDir(name) || strings.HasPrefix(name, ".")
 }
 
 // folder handles a folder below the top: a skill, or (in a tree) a folder to look into.
@@ -260,10 +243,19 @@ func (w *walker) folder(p *pool, f *Found, buf *[]byte) {
 		w.visit(f)
 		return
 	}
+	w.push(p, f, ents)
+}
+
+// push queues the folders below f (a folder of a tree that is not a skill)
+// and reports the links in it that leave the tree.
+func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry) {
 	var jobs []func(*[]byte)
 	for _, e := range ents {
 		name := e.Name()
-		rel := f.Rel + "/" + name
+		rel := name
+		if f.Rel != "." {
+			rel = f.Rel + "/" + name
+		}
 		if SkipDir(name) || (w.o.Ignore != nil && w.o.Ignore(rel)) {
 			continue
 		}
