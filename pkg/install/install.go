@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/skillctl/skillctl/pkg/archive"
+	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/skilltree"
 	"github.com/skillctl/skillctl/pkg/validate"
@@ -129,17 +130,15 @@ type InvalidError struct {
 func (e *InvalidError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: skill %s has validation errors; nothing was installed:", e.Source, e.Skill)
+	var errs []findings.Finding
 	for _, f := range e.Findings {
-		if f.Severity != skill.SeverityError {
-			continue
+		if f.Severity == findings.Error {
+			errs = append(errs, f)
 		}
-		loc := f.File
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", loc, f.Line, f.Column)
-		}
-		fmt.Fprintf(&b, "\n  %s: error %s %s", loc, f.Rule, f.Message)
 	}
-	return b.String()
+	b.WriteByte('\n')
+	_ = findings.WriteText(&b, errs, findings.TextStyle{Prefix: "  "})
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func (e *InvalidError) Unwrap() error { return ErrInvalid }
