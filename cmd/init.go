@@ -62,8 +62,8 @@ appears complete or not at all. The new folder's path is printed on stdout.`,
 			opts.Name = args[0]
 			opts.JSON = f.Global.JSON
 			opts.Quiet = f.Global.Quiet
-			if err := scaffold.CheckName(opts.Name); err != nil {
-				return &FlagError{Err: err}
+			if err := skill.CheckName(opts.Name); err != nil {
+				return &FlagError{Err: nameHint(err)}
 			}
 			if opts.Mode != skill.ModeSandbox && opts.Mode != skill.ModeDirect {
 				return FlagErrorf("--mode must be sandbox or direct, not %q", opts.Mode)
@@ -116,10 +116,10 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	res, err := scaffold.Create(scaffold.Options{Name: opts.Name, Parent: parent, Description: opts.Description,
 		Mode: opts.Mode, Resources: opts.Resources, License: opts.License})
 	if err != nil {
-		var ne *scaffold.NameError
+		var ne *skill.NameError
 		var ie *scaffold.InputError
 		if errors.As(err, &ne) || errors.As(err, &ie) {
-			return &FlagError{Err: err}
+			return &FlagError{Err: nameHint(err)}
 		}
 		return fmt.Errorf("init %s: %w", opts.Name, err)
 	}
@@ -135,4 +135,13 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		fmt.Fprintf(e, "  skillctl run %s\n", res.Path)
 	}
 	return nil
+}
+
+// nameHint adds to a name that is a path how to say what was meant.
+func nameHint(err error) error {
+	var ne *skill.NameError
+	if errors.As(err, &ne) && ne.IsPath {
+		return fmt.Errorf("%w; give the name alone and the parent folder with --dir", err)
+	}
+	return err
 }

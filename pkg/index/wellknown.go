@@ -13,7 +13,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
 	"github.com/skillctl/skillctl/pkg/pack"
-	"github.com/skillctl/skillctl/pkg/scaffold"
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 // WellKnownSchema is the $schema of the discovery index (Agent Skills
@@ -58,7 +58,7 @@ func WriteWellKnown(ctx context.Context, root string, items []Item) (*WellKnownI
 	seen := map[string]string{}
 	for _, it := range items {
 		s := it.Skill
-		if err := scaffold.CheckName(s.Name); err != nil {
+		if err := skill.CheckName(s.Name); err != nil {
 			return nil, fmt.Errorf("%s (%s) cannot be published: %w; fix its name or disable it in the config", s.ID, s.Dir, err)
 		}
 		if other, dup := seen[s.Name]; dup {

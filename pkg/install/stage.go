@@ -13,7 +13,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/ctxio"
 	"github.com/skillctl/skillctl/pkg/archive"
-	"github.com/skillctl/skillctl/pkg/pack"
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 // staged is what unpacking one source left in its staging tree.
@@ -202,7 +202,7 @@ func stageFolder(ctx context.Context, src, dir string, limits archive.Limits, pr
 		}
 		rel, _ := filepath.Rel(src, p)
 		name := filepath.ToSlash(rel)
-		if pack.LeftOut(de.Name(), de.IsDir()) || de.Name() == "__MACOSX" {
+		if skill.Clutter(de.Name(), de.IsDir()) || de.Name() == "__MACOSX" {
 			st.ignored++
 			if de.IsDir() {
 				return filepath.SkipDir

@@ -63,15 +63,6 @@ func FormatForFile(name string) (Format, error) {
 	return "", fmt.Errorf("%s: unknown archive type; name it .skill, .zip, .tar.gz or .tgz", name)
 }
 
-// LeftOut reports whether a file or folder name is never packed.
-func LeftOut(name string, isDir bool) bool {
-	switch name {
-	case ".git", "__pycache__", "node_modules", ".DS_Store":
-		return true
-	}
-	return !isDir && strings.HasSuffix(name, ".pyc")
-}
-
 // File is one entry of a packed archive.
 type File struct {
 	// Path is slash-separated, relative to the skill folder; folders end in "/".
@@ -104,7 +95,7 @@ func List(dir string, exclude []string) ([]File, error) {
 			return nil
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(p, absDir+string(filepath.Separator)))
-		if LeftOut(d.Name(), d.IsDir()) || skip[p] {
+		if skill.Clutter(d.Name(), d.IsDir()) || skip[p] {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

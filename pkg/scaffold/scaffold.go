@@ -15,7 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -46,57 +45,12 @@ const InitialVersion = "0.1.0"
 // ErrExists is returned when the skill folder exists and is not empty.
 var ErrExists = errors.New("already exists")
 
-// NameError is a skill name the specification does not allow.
-type NameError struct {
-	Name    string
-	Reasons []string
-}
-
-func (e *NameError) Error() string {
-	return fmt.Sprintf("invalid skill name %q: %s", e.Name, strings.Join(e.Reasons, "; "))
-}
-
 // InputError is an option Create cannot use (mode, description, resources).
 type InputError struct{ Msg string }
 
 func (e *InputError) Error() string { return e.Msg }
 
 func inputErrorf(format string, a ...any) error { return &InputError{Msg: fmt.Sprintf(format, a...)} }
-
-// CheckName checks a skill name against the Agent Skills rules: at most 64
-// characters (code points), lowercase letters, digits and hyphens only, no
-// hyphen at either end and no two in a row, and written in Unicode NFKC form
-// (the form the name is compared to its folder in).
-func CheckName(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return &NameError{Name: name, Reasons: []string{"a skill needs a name"}}
-	}
-	if strings.ContainsAny(name, `/\`) {
-		return &NameError{Name: name, Reasons: []string{"it is a path, not a name; give the name alone and the parent folder with --dir"}}
-	}
-	var reasons []string
-	if nfkc := norm.NFKC.String(name); nfkc != name {
-		reasons = append(reasons, fmt.Sprintf("it is not in Unicode NFKC form; write it as %q", nfkc))
-	}
-	for _, is := range skill.NameIssues(name) {
-		switch is.Kind {
-		case skill.NameTooLong:
-			reasons = append(reasons, fmt.Sprintf("it is %d characters long; the limit is %d", is.Length, MaxNameLength))
-		case skill.NameUppercase:
-			reasons = append(reasons, fmt.Sprintf("it must be lowercase (%s)", is.Lower))
-		case skill.NameHyphenEnd:
-			reasons = append(reasons, "it cannot start or end with a hyphen")
-		case skill.NameDoubleHyphen:
-			reasons = append(reasons, "it cannot contain two hyphens in a row")
-		case skill.NameBadChars:
-			reasons = append(reasons, "only letters, digits and hyphens are allowed, not "+strings.Join(is.Chars, ", "))
-		}
-	}
-	if len(reasons) > 0 {
-		return &NameError{Name: name, Reasons: reasons}
-	}
-	return nil
-}
 
 // Options describe the skill to create.
 type Options struct {
@@ -127,7 +81,7 @@ type Result struct {
 
 // check validates the options and fills in defaults.
 func (o *Options) check() error {
-	if err := CheckName(o.Name); err != nil {
+	if err := skill.CheckName(o.Name); err != nil {
 		return err
 	}
 	switch o.Mode {

@@ -65,9 +65,15 @@ func FileType(rel string, mode fs.FileMode) string {
 	return TypeOther
 }
 
-// skipInventoryDir names folders never part of a skill's inventory.
-func skipInventoryDir(name string) bool {
-	return name == ".git" || name == "node_modules" || name == "__pycache__"
+// Clutter reports whether a file or folder of this name is never part of a
+// skill: version control, dependencies and caches, and desktop litter.
+// pack leaves it out, install does not copy it, and Files does not list it.
+func Clutter(name string, isDir bool) bool {
+	switch name {
+	case ".git", "__pycache__", "node_modules", ".DS_Store":
+		return true
+	}
+	return !isDir && strings.HasSuffix(name, ".pyc")
 }
 
 // Files lists every regular file of a skill folder (symlinks to files inside
@@ -83,7 +89,7 @@ func Files(dir string) ([]File, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if p != dir && skipInventoryDir(d.Name()) {
+			if p != dir && Clutter(d.Name(), true) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -1,10 +1,13 @@
 package skill
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxNameLength is the longest name the specification allows, in characters.
@@ -69,4 +72,51 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// NameError is a skill name the specification does not allow.
+type NameError struct {
+	Name    string
+	Reasons []string
+	// IsPath is set when the name holds a path separator.
+	IsPath bool
+}
+
+func (e *NameError) Error() string {
+	return fmt.Sprintf("invalid skill name %q: %s", e.Name, strings.Join(e.Reasons, "; "))
+}
+
+// CheckName checks a skill name against the Agent Skills rules: at most 64
+// characters (code points), lowercase letters, digits and hyphens only, no
+// hyphen at either end and no two in a row, and written in Unicode NFKC form
+// (the form the name is compared to its folder in). It returns a *NameError.
+func CheckName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return &NameError{Name: name, Reasons: []string{"a skill needs a name"}}
+	}
+	if strings.ContainsAny(name, `/\`) {
+		return &NameError{Name: name, Reasons: []string{"it is a path, not a name"}, IsPath: true}
+	}
+	var reasons []string
+	if nfkc := norm.NFKC.String(name); nfkc != name {
+		reasons = append(reasons, fmt.Sprintf("it is not in Unicode NFKC form; write it as %q", nfkc))
+	}
+	for _, is := range NameIssues(name) {
+		switch is.Kind {
+		case NameTooLong:
+			reasons = append(reasons, fmt.Sprintf("it is %d characters long; the limit is %d", is.Length, MaxNameLength))
+		case NameUppercase:
+			reasons = append(reasons, fmt.Sprintf("it must be lowercase (%s)", is.Lower))
+		case NameHyphenEnd:
+			reasons = append(reasons, "it cannot start or end with a hyphen")
+		case NameDoubleHyphen:
+			reasons = append(reasons, "it cannot contain two hyphens in a row")
+		case NameBadChars:
+			reasons = append(reasons, "only letters, digits and hyphens are allowed, not "+strings.Join(is.Chars, ", "))
+		}
+	}
+	if len(reasons) > 0 {
+		return &NameError{Name: name, Reasons: reasons}
+	}
+	return nil
 }
