@@ -10,7 +10,7 @@
 //   - Skipped everywhere: .git, node_modules, __MACOSX and skillctl's own
 //     .skillctl-* bookkeeping folders; in an agent's folder also every
 //     hidden (dot) entry, as agents skip them; in a tree also what
-//     Options.Ignore says (.gitignore, for validate).
+//     .gitignore ignores (Options.GitIgnore, for validate) and Options.Ignore.
 //   - Symbolic links to folders: in an agent's folder (Children) a link to a
 //     skill folder is followed, as agents follow them (other managers install
 //     links), and a folder reached twice is found once. In a tree no link is
@@ -52,6 +52,9 @@ type Options struct {
 	// Ignore, when set, leaves out the folders it reports (rel is
 	// slash-separated, relative to the folder walked). Tree walks only.
 	Ignore func(rel string) bool
+	// GitIgnore leaves out what .gitignore files ignore: those in the tree,
+	// and those above it up to the top of its git repository. Tree walks only.
+	GitIgnore bool
 	// Workers bounds the parallel work (default: GOMAXPROCS).
 	Workers int
 	// Fast reads SKILL.md with the listing reader (see skill.ReadSkillFileInto).
@@ -136,6 +139,9 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 		return &RootError{Path: dir, Err: err}
 	}
 	w := &walker{ctx: ctx, o: o, root: dir, rootReal: real, visit: visit}
+	if o.GitIgnore && o.Layout == Tree && fi.IsDir() {
+		w.ignore = rulesAbove(dir)
+	}
 	if !fi.IsDir() {
 		if !IsSkillFile(filepath.Base(dir)) {
 			return &RootError{Path: dir, Err: fmt.Errorf("%w: neither a folder nor a SKILL.md", skill.ErrInvalid)}
@@ -170,13 +176,14 @@ type walker struct {
 	root     string
 	rootReal string
 	visit    func(*Found)
+	ignore   *ignoreRules // .gitignore rules above the walked folder
 }
 
 // top looks at the walked folder's entries. In an agent's folder links
 // to folders are followed; in a tree they are handled as anywhere else.
 func (w *walker) top(p *pool, ents []fs.DirEntry) {
 	if w.o.Layout == Tree {
-		w.push(p, &Found{Dir: w.root, Rel: ".", Real: w.rootReal}, ents)
+		w.push(p, &Found{Dir: w.root, Rel: ".", Real: w.rootReal}, ents, w.ignore)
 		return
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
@@ -189,7 +196,7 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 		}
 		plain[name] = true
 		f := &Found{Dir: filepath.Join(w.root, name), Rel: name, Real: filepath.Join(w.rootReal, name)}
-		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf) })
+		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf, nil) })
 	}
 	linked := map[string]bool{}
 	for _, e := range ents {
@@ -212,7 +219,7 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 		}
 		linked[real] = true
 		f.Real = real
-		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf) })
+		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf, nil) })
 	}
 	p.push(jobs...)
 }
@@ -228,7 +235,7 @@ func (w *walker) skip(name string) bool {
 }
 
 // folder handles a folder below the top: a skill, or (in a tree) a folder to look into.
-func (w *walker) folder(p *pool, f *Found, buf *[]byte) {
+func (w *walker) folder(p *pool, f *Found, buf *[]byte, rules *ignoreRules) {
 	if w.probe(f, buf) {
 		return
 	}
@@ -243,12 +250,21 @@ func (w *walker) folder(p *pool, f *Found, buf *[]byte) {
 		w.visit(f)
 		return
 	}
-	w.push(p, f, ents)
+	w.push(p, f, ents, rules)
 }
 
 // push queues the folders below f (a folder of a tree that is not a skill)
-// and reports the links in it that leave the tree.
-func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry) {
+// and reports the links in it that leave the tree. rules are the
+// .gitignore rules that apply above f (when Options.GitIgnore is set).
+func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules) {
+	if w.o.GitIgnore {
+		for _, e := range ents {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				rules = rules.withFile(f.Dir)
+				break
+			}
+		}
+	}
 	var jobs []func(*[]byte)
 	for _, e := range ents {
 		name := e.Name()
@@ -260,9 +276,12 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry) {
 			continue
 		}
 		sub := &Found{Dir: filepath.Join(f.Dir, name), Rel: rel, Real: filepath.Join(f.Real, name)}
+		if rules != nil && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && rules.ignored(sub.Dir) {
+			continue
+		}
 		switch {
 		case e.IsDir():
-			jobs = append(jobs, func(buf *[]byte) { w.folder(p, sub, buf) })
+			jobs = append(jobs, func(buf *[]byte) { w.folder(p, sub, buf, rules) })
 		case e.Type()&fs.ModeSymlink != 0:
 			real, err := filepath.EvalSymlinks(sub.Dir)
 			if err != nil || inside(w.rootReal, real) {

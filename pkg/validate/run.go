@@ -79,7 +79,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 			r.file(i, in.display, in.abs)
 			continue
 		}
-		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, Ignore: v.Ignore},
+		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, Ignore: v.Ignore, GitIgnore: true},
 			func(f *skilltree.Found) {
 				if f.Skipped() {
 					skippedMu.Lock()

@@ -426,3 +426,16 @@ func docLevel(s string) string {
 	}
 	return s
 }
+
+func TestTreeSkipsWhatGitIgnores(t *testing.T) {
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	writeFile(t, filepath.Join(repo, ".gitignore"), "build/\n", 0o644)
+	writeFile(t, filepath.Join(repo, "skills", "kept", "SKILL.md"), skillMD("kept"), 0o644)
+	writeFile(t, filepath.Join(repo, "build", "copy", "SKILL.md"), "broken copy\n", 0o644)
+	writeFile(t, filepath.Join(repo, "skills", "build", "SKILL.md"), "broken copy\n", 0o644)
+	rep := run(t, "", repo)
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, "kept", filepath.Base(rep.Results[0].Dir))
+	assert.False(t, rep.Failed(false))
+}
