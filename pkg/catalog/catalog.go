@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -263,24 +264,24 @@ func pluginRoots(cache string) []Root {
 	return roots
 }
 
-// gcPercent is the collector's target while a catalog loads: loading
-// allocates many small, short-lived objects (docs/benchmarks.md).
+// gcPercent is the collector's target once a catalog is loaded: loading
+// and then rendering a catalog allocate many small, short-lived objects
+// (docs/benchmarks.md).
 const gcPercent = 400
 
-var gcMu sync.Mutex
+var gcTuned atomic.Bool
 
 // Discover finds and loads every skill under the roots of o. It returns
-// ctx.Err() when cancelled. While it loads, the garbage collector runs
-// less often, unless GOGC is set.
+// ctx.Err() when cancelled. The first Discover of a process makes the
+// garbage collector run less often from then on (the process is about to
+// work on what it loaded), unless GOGC is set.
 func Discover(ctx context.Context, o Options) (*Catalog, error) {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if getenv("GOGC") == "" {
-		gcMu.Lock()
-		old := debug.SetGCPercent(gcPercent)
-		defer func() { debug.SetGCPercent(old); gcMu.Unlock() }()
+	if getenv("GOGC") == "" && gcTuned.CompareAndSwap(false, true) {
+		debug.SetGCPercent(gcPercent)
 	}
 	return DiscoverRoots(ctx, Roots(o), o.DropBody)
 }
