@@ -121,6 +121,9 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		if errors.As(err, &ne) || errors.As(err, &ie) {
 			return &FlagError{Err: nameHint(err)}
 		}
+		if errors.Is(err, scaffold.ErrExists) {
+			return fmt.Errorf("init %s: %w; choose another name or --dir, or remove the folder first", opts.Name, err)
+		}
 		return fmt.Errorf("init %s: %w", opts.Name, err)
 	}
 	if opts.JSON {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -153,7 +154,36 @@ func resolveTargets(f *Factory, t *install.TargetOptions) error {
 	if len(t.Agents) == 0 {
 		t.Agents = []string{agents.DefaultInstall}
 	}
+	if t.Scope != "" && t.Scope != install.ScopeUser && t.Scope != install.ScopeProject {
+		return FlagErrorf("--scope must be user or project, not %q", t.Scope)
+	}
 	return nil
+}
+
+// targetRoots is install.TargetRoots, saying which flag helps when it fails.
+func targetRoots(t install.TargetOptions) ([]string, error) {
+	roots, err := install.TargetRoots(t)
+	switch {
+	case errors.Is(err, install.ErrNoHome):
+		return nil, &FlagError{Err: fmt.Errorf("%w, or use --dir", err)}
+	case err != nil:
+		return nil, &FlagError{Err: err}
+	}
+	return roots, nil
+}
+
+// installHint adds to an install or uninstall error the flag that gets
+// past it; force says what --force does there.
+func installHint(err error, force string) error {
+	switch {
+	case errors.Is(err, install.ErrConflict):
+		return fmt.Errorf("%w; %s", err, force)
+	case errors.Is(err, archive.ErrLimit):
+		return fmt.Errorf("%w (raise the caps with --max-entries, --max-file-size, --max-total-size or --max-download)", err)
+	case errors.Is(err, install.ErrChecksumUse):
+		return &FlagError{Err: fmt.Errorf("--sha256: %w", err)}
+	}
+	return err
 }
 
 // parseSize reads 512MiB, 100MB, 2G, 1048576 (bytes); "0" and "unlimited"
@@ -181,9 +211,9 @@ func parseSize(s string) (int64, error) {
 }
 
 func installRun(ctx context.Context, opts *installOptions) error {
-	roots, err := install.TargetRoots(opts.Targets)
+	roots, err := targetRoots(opts.Targets)
 	if err != nil {
-		return &FlagError{Err: err}
+		return err
 	}
 	perFile, _ := parseSize(opts.MaxFileSize)
 	total, _ := parseSize(opts.MaxTotalSize)
@@ -207,7 +237,7 @@ func installRun(ctx context.Context, opts *installOptions) error {
 		bar.clear()
 	}
 	if err != nil {
-		return err
+		return installHint(err, "use --force to replace it")
 	}
 	for _, s := range res.Skipped {
 		warnSkipped(opts.IO.ErrOut, s.Path, s.Reason)

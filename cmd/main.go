@@ -122,7 +122,9 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv fu
 	default:
 		fmt.Fprintf(ios.ErrOut, "Error: %s\n", err)
 		var fe *FlagError
-		if (errors.As(err, &fe) || code == ExitUsage) && cmd != nil {
+		// Only a mistake in flags or arguments shows the usage line: a
+		// script that exits 2 is not one.
+		if (errors.As(err, &fe) || isCobraUsageError(err)) && cmd != nil {
 			fmt.Fprintf(ios.ErrOut, "Usage: %s\nRun '%s --help' for more.\n", cmd.UseLine(), cmd.CommandPath())
 		}
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -175,7 +176,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	input, err := run.BuildInput(opts.InputJSON, opts.Inputs, opts.IO.In)
 	if err != nil {
-		return err
+		return runHint(err)
 	}
 	ro := &run.Options{
 		Skill: s, Config: cfg, Mode: opts.Mode, Input: input, Args: opts.Args, Timeout: opts.Timeout,
@@ -186,7 +187,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		ExitStatus: ExitCodeOf,
 	}
 	if !opts.Quiet {
-		ro.Log = opts.IO.ErrOut
+		ro.Notes = func(n run.Note) { fmt.Fprintln(opts.IO.ErrOut, runNote(n)) }
 	}
 	if opts.IO.CanPrompt() {
 		ro.Confirm = confirmer(opts.IO.In, opts.IO.ErrOut)
@@ -198,6 +199,75 @@ func runRun(ctx context.Context, opts *runOptions) error {
 				err = werr
 			}
 		}
+	}
+	return runHint(err)
+}
+
+// runNote says what run tells the user while it works, naming the flags
+// that change it.
+func runNote(n run.Note) string {
+	name := func() string { return n.Names[0] }
+	switch n.Kind {
+	case run.NoteIsolation:
+		iso := n.Isolation
+		if iso.Unsandboxed {
+			return fmt.Sprintf("run: %s: UNSANDBOXED (--isolation none): the script runs with your user's full access", n.Skill)
+		}
+		extra := "network " + iso.Network
+		if iso.Landlock > 0 {
+			extra += fmt.Sprintf(", landlock v%d", iso.Landlock)
+		}
+		if len(iso.Skipped) > 0 {
+			var names []string
+			for _, s := range iso.Skipped {
+				names = append(names, strings.SplitN(s, ":", 2)[0])
+			}
+			extra += "; unavailable: " + strings.Join(names, ", ")
+		}
+		return fmt.Sprintf("run: %s: isolation %s (%s)", n.Skill, iso.Tier, extra)
+	case run.NoteNetworkNotGranted:
+		return fmt.Sprintf("note: %s declares network access; it runs without it (pass --allow network to grant it)", n.Skill)
+	case run.NoteNetworkNotDeclared:
+		return fmt.Sprintf("note: --allow network has no effect: %s does not declare the network permission", n.Skill)
+	case run.NoteEnvReserved:
+		return fmt.Sprintf("note: --env %s ignored: skillctl sets %s itself", name(), name())
+	case run.NoteEnvNotDeclared:
+		return fmt.Sprintf("note: --env %s ignored: %s does not declare env:%s", name(), n.Skill, name())
+	case run.NoteEnvUnset:
+		return fmt.Sprintf("note: --env %s: %s is not set in skillctl's environment", name(), name())
+	case run.NoteEnvNotGranted:
+		return fmt.Sprintf("note: %s declares env:%s; not passed (grant with --env %s)", n.Skill,
+			strings.Join(n.Names, ", env:"), strings.Join(n.Names, " --env "))
+	case run.NoteRecordFailed:
+		return fmt.Sprintf("warning: could not write the run record: %v", n.Err)
+	}
+	return fmt.Sprintf("note: %s: %v", n.Skill, n.Err)
+}
+
+// runHint says which flag gets past a run error.
+func runHint(err error) error {
+	var (
+		ie *run.InputError
+		me *run.MissingInputError
+		de *run.DeniedError
+		se *run.SandboxError
+	)
+	switch {
+	case errors.As(err, &ie):
+		flag := map[run.InputKind]string{run.InputJSON: "--input-json", run.InputPair: "--input " + ie.Arg,
+			run.InputMode: "--mode", run.InputWorkdir: "--workdir " + ie.Arg}[ie.Kind]
+		if ie.Kind == run.InputJSON && (ie.Arg == "-" || strings.HasPrefix(ie.Arg, "@")) {
+			flag += " " + ie.Arg
+		}
+		return &FlagError{Err: fmt.Errorf("%s: %s", flag, ie.Msg)}
+	case errors.As(err, &me):
+		return &FlagError{Err: errors.New(me.Text(" (pass --input NAME=VALUE or --input-json, or --allow-missing to leave them as written)"))}
+	case errors.As(err, &de) && de.NeedsYes:
+		return fmt.Errorf("%w: pass --yes to run it without confirming", err)
+	case errors.Is(err, run.ErrNoEntrypoint):
+		return fmt.Errorf("%w, or pass --entry REL", err)
+	case errors.As(err, &se) && se.Requested != run.TierNone:
+		return fmt.Errorf("%w; install bubblewrap (bwrap), or pass --isolation none to run the script UNSANDBOXED", err)
 	}
 	return err
 }

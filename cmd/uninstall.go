@@ -71,13 +71,13 @@ name can be.`,
 }
 
 func uninstallRun(ctx context.Context, opts *uninstallOptions) error {
-	roots, err := install.TargetRoots(opts.Targets)
+	roots, err := targetRoots(opts.Targets)
 	if err != nil {
-		return &FlagError{Err: err}
+		return err
 	}
 	out, err := install.NewUninstaller(install.UninstallOptions{Names: opts.Names, Roots: roots, Force: opts.Force, DryRun: opts.DryRun}).Run(ctx)
 	if err != nil {
-		return err
+		return installHint(err, "use --force to remove it anyway")
 	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, out)

@@ -174,10 +174,10 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 	}
 	if in.SHA256 != "" {
 		if len(in.Sources) != 1 {
-			return nil, errors.New("--sha256 checks one source; install the sources one at a time")
+			return nil, fmt.Errorf("%w: a checksum applies to one source; install the sources one at a time", ErrChecksumUse)
 		}
 		if _, err := hex.DecodeString(in.SHA256); err != nil || len(in.SHA256) != 64 {
-			return nil, fmt.Errorf("--sha256 %q is not a sha256 (64 hex digits)", in.SHA256)
+			return nil, fmt.Errorf("%w: %q is not a sha256 (64 hex digits)", ErrChecksumUse, in.SHA256)
 		}
 	}
 	var srcs []*source
@@ -385,7 +385,7 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 			st, err = stageArchive(ctx, s.path, tree, archive.Options{Limits: in.Limits}, progress)
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w%s", s.arg, err, limitHint(err))
+			return nil, 0, fmt.Errorf("%s: %w", s.arg, err)
 		}
 		ignored += st.ignored
 		cands, err := in.locate(s, st)
@@ -429,13 +429,6 @@ func findInFolder(ctx context.Context, s *source) error {
 		}
 	}
 	return nil
-}
-
-func limitHint(err error) string {
-	if !errors.Is(err, archive.ErrLimit) {
-		return ""
-	}
-	return " (raise the caps with --max-entries, --max-file-size or --max-total-size)"
 }
 
 // prepare validates the skill and fills in its lock entry.
@@ -520,9 +513,9 @@ func (in *Installer) checkConflicts(root string, cands []*candidate) error {
 		e, managed := lock.Skills[c.name]
 		switch {
 		case !managed:
-			return fmt.Errorf("%s: %w: %s exists and was not installed by skillctl; use --force to replace it", c.src.arg, ErrConflict, dest)
+			return fmt.Errorf("%s: %w: %s exists and was not installed by skillctl", c.src.arg, ErrConflict, dest)
 		case e.Source.Kind != c.src.kind || e.Source.Location != c.src.location:
-			return fmt.Errorf("%s: %w: %s was installed from %s; use --force to replace it with %s", c.src.arg, ErrConflict, dest, e.Source.Location, c.src.location)
+			return fmt.Errorf("%s: %w: %s was installed from %s, not from %s", c.src.arg, ErrConflict, dest, e.Source.Location, c.src.location)
 		}
 	}
 	return nil

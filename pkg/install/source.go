@@ -26,8 +26,14 @@ const (
 	maxRedirects           = 5
 )
 
-// ErrChecksum: the source's sha256 is not the one asked for.
-var ErrChecksum = errors.New("sha256 mismatch")
+// Errors about checksums.
+var (
+	// ErrChecksum: the source's sha256 is not the one asked for.
+	ErrChecksum = errors.New("sha256 mismatch")
+	// ErrChecksumUse: a checksum was given where none applies (a folder,
+	// several sources, not 64 hex digits).
+	ErrChecksumUse = errors.New("cannot check this sha256")
+)
 
 // source is one SOURCE argument made ready to stage.
 type source struct {
@@ -76,7 +82,7 @@ func (in *Installer) openSource(ctx context.Context, arg string) (*source, error
 	}
 	if fi.IsDir() {
 		if in.SHA256 != "" {
-			return nil, fmt.Errorf("%s: --sha256 checks an archive or a download, not a folder", arg)
+			return nil, fmt.Errorf("%s: %w: a checksum applies to an archive or a download, not a folder", arg, ErrChecksumUse)
 		}
 		return &source{arg: arg, kind: KindFolder, path: p, location: p}, nil
 	}
@@ -108,7 +114,7 @@ func (s *source) identifyAndHash(ctx context.Context, want string) error {
 		s.sha256 = hex.EncodeToString(h.Sum(nil))
 	}
 	if want != "" && !strings.EqualFold(want, s.sha256) {
-		return fmt.Errorf("%s: %w: the archive's sha256 is %s, --sha256 asked for %s; nothing was installed", s.arg, ErrChecksum, s.sha256, strings.ToLower(want))
+		return fmt.Errorf("%s: %w: the archive's sha256 is %s, not the expected %s; nothing was installed", s.arg, ErrChecksum, s.sha256, strings.ToLower(want))
 	}
 	return nil
 }
@@ -163,7 +169,7 @@ func (in *Installer) download(ctx context.Context, raw string) (*source, error) 
 		return nil, fmt.Errorf("download %s: server answered %s", location.String(), resp.Status)
 	}
 	if max > 0 && resp.ContentLength > max {
-		return nil, fmt.Errorf("download %s: %w: %d bytes, more than the download limit of %d (raise it with --max-download)", location.String(), archive.ErrLimit, resp.ContentLength, max)
+		return nil, fmt.Errorf("download %s: %w: %d bytes, more than the download limit of %d", location.String(), archive.ErrLimit, resp.ContentLength, max)
 	}
 	f, err := os.CreateTemp("", "skillctl-download-*")
 	if err != nil {
@@ -185,7 +191,7 @@ func (in *Installer) download(ctx context.Context, raw string) (*source, error) 
 	}
 	if max > 0 && n > max {
 		s.cleanup()
-		return nil, fmt.Errorf("download %s: %w: more than the download limit of %d bytes (raise it with --max-download)", location.String(), archive.ErrLimit, max)
+		return nil, fmt.Errorf("download %s: %w: more than the download limit of %d bytes", location.String(), archive.ErrLimit, max)
 	}
 	s.sha256 = hex.EncodeToString(h.Sum(nil))
 	if err := s.identifyAndHash(ctx, in.SHA256); err != nil {

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,9 @@ const (
 	ScopeUser    = "user"
 	ScopeProject = "project"
 )
+
+// ErrNoHome: user-scope targets need a home folder.
+var ErrNoHome = errors.New("no home folder: set HOME")
 
 // TargetOptions say where skills go.
 type TargetOptions struct {
@@ -51,7 +55,7 @@ func TargetRoots(o TargetOptions) ([]string, error) {
 	switch o.Scope {
 	case "", ScopeUser:
 		if o.Home == "" {
-			return nil, fmt.Errorf("no home folder: set HOME or use --dir")
+			return nil, ErrNoHome
 		}
 	case ScopeProject:
 		project = true
@@ -59,7 +63,7 @@ func TargetRoots(o TargetOptions) ([]string, error) {
 			top = o.Cwd
 		}
 	default:
-		return nil, fmt.Errorf("--scope must be user or project, not %q", o.Scope)
+		return nil, fmt.Errorf("the scope must be user or project, not %q", o.Scope)
 	}
 	var roots []string
 	for _, n := range names {

@@ -93,7 +93,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 			}
 			found[name] = true
 			if !managed && !u.Force {
-				return nil, fmt.Errorf("%s was not installed by skillctl (%s has no entry for it); use --force to remove it anyway: %w", dest, LockFileName, ErrConflict)
+				return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, dest, LockFileName)
 			}
 			status := StatusUninstalled
 			if u.DryRun {

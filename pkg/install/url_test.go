@@ -59,7 +59,7 @@ func TestInstallFromURL(t *testing.T) {
 		{name: "success", path: "/web.zip"},
 		{name: "success with --sha256", path: "/web.zip", sha: good},
 		{name: "wrong --sha256", path: "/web.zip", sha: "1111111111111111111111111111111111111111111111111111111111111111", wantErr: install.ErrChecksum},
-		{name: "oversized body", path: "/big.zip", opts: func(o *install.Options) { o.MaxDownloadBytes = 1 << 20 }, wantErr: archive.ErrLimit, errText: "--max-download"},
+		{name: "oversized body", path: "/big.zip", opts: func(o *install.Options) { o.MaxDownloadBytes = 1 << 20 }, wantErr: archive.ErrLimit, errText: "download limit"},
 		{name: "slow server", path: "/slow.zip", opts: func(o *install.Options) { o.DownloadTimeout = 200 * time.Millisecond }, errText: "timed out"},
 		{name: "not found", path: "/missing.zip", errText: "404"},
 		{name: "redirect loop", path: "/loop", errText: "redirects"},

@@ -25,6 +25,15 @@ func SandboxPath() string {
 	return strings.Join(dirs, string(os.PathListSeparator))
 }
 
+// ErrNoEntrypoint: the skill names no script to run and has none of the
+// conventional ones. It is a skill.ErrNotFound.
+var ErrNoEntrypoint error = noEntrypoint{}
+
+type noEntrypoint struct{}
+
+func (noEntrypoint) Error() string { return "no entrypoint" }
+func (noEntrypoint) Unwrap() error { return skill.ErrNotFound }
+
 // Entrypoint is the resolved script of a sandbox run.
 type Entrypoint struct {
 	Rel  string   // path inside the skill, slash-separated
@@ -50,8 +59,8 @@ func ResolveEntrypoint(s *skill.Skill, skillDir, entry string) (*Entrypoint, err
 			}
 		}
 		if rel == "" {
-			return nil, fmt.Errorf("no entrypoint: set entrypoint: in SKILL.md, pass --entry REL, or add one of %s: %w",
-				strings.Join(skill.DefaultEntrypoints, ", "), skill.ErrNotFound)
+			return nil, fmt.Errorf("%w: set entrypoint: in SKILL.md, or add one of %s",
+				ErrNoEntrypoint, strings.Join(skill.DefaultEntrypoints, ", "))
 		}
 	}
 	f, err := skill.OpenFile(skillDir, rel)

@@ -13,6 +13,8 @@ import (
 type DeniedError struct {
 	Skill  string
 	Reason string
+	// NeedsYes is set when a confirmation was needed and nobody could give it.
+	NeedsYes bool
 }
 
 func (e *DeniedError) Error() string { return fmt.Sprintf("run %s: %s", e.Skill, e.Reason) }
@@ -33,10 +35,7 @@ func (e *SandboxError) Error() string {
 	for _, r := range e.Reasons {
 		msg += "\n  " + r
 	}
-	if e.Requested != TierNone {
-		msg += "\n  nothing was run; install bubblewrap (bwrap), or pass --isolation none to run the script UNSANDBOXED"
-	}
-	return msg
+	return msg + "\n  nothing was run"
 }
 
 // TimeoutError is a script stopped at its timeout.

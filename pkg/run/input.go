@@ -10,65 +10,95 @@ import (
 	"strings"
 )
 
-// InputError is input that cannot be read or parsed (exit 2: the user fixes a flag).
+// InputError is input that cannot be read or parsed: the user fixes what
+// they gave.
 type InputError struct {
-	Source string // "--input", "--input-json", the file
-	Msg    string
+	Kind InputKind
+	// Arg is what the user gave: the JSON text, @FILE or - (InputJSON), the
+	// KEY=VALUE pair (InputPair), the mode (InputMode).
+	Arg string
+	Msg string
 }
 
-func (e *InputError) Error() string { return e.Source + ": " + e.Msg }
+// InputKind says which input an InputError is about.
+type InputKind int
 
-// BuildInput builds the input object from --input-json (a JSON object given
-// as text, @FILE, or - for stdin) and --input k=v pairs, applied in order on
+// Kinds of input.
+const (
+	InputJSON InputKind = iota // the input object as JSON
+	InputPair                  // one KEY=VALUE pair
+	InputMode                  // the run mode
+	InputWorkdir               // the working folder asked for
+)
+
+func (e *InputError) Error() string {
+	switch e.Kind {
+	case InputPair:
+		return fmt.Sprintf("input %q: %s", e.Arg, e.Msg)
+	case InputMode:
+		return "mode: " + e.Msg
+	case InputWorkdir:
+		return "workdir " + e.Arg + ": " + e.Msg
+	}
+	switch {
+	case e.Arg == "-":
+		return "input JSON from standard input: " + e.Msg
+	case strings.HasPrefix(e.Arg, "@"):
+		return "input JSON file " + e.Arg[1:] + ": " + e.Msg
+	}
+	return "input JSON: " + e.Msg
+}
+
+// BuildInput builds the input object from inputJSON (a JSON object given
+// as text, @FILE, or - for stdin) and KEY=VALUE pairs, applied in order on
 // top of it. Dotted keys build nested objects; a value is parsed as a JSON
 // scalar when it is one (42, 1.5, true, null, "quoted") and kept as a string
 // otherwise. stdin is read only for "-".
 func BuildInput(inputJSON string, pairs []string, stdin io.Reader) (map[string]any, error) {
 	in := map[string]any{}
 	if inputJSON != "" {
-		src := "--input-json"
+		fail := func(msg string) error { return &InputError{Kind: InputJSON, Arg: inputJSON, Msg: msg} }
 		var data []byte
 		switch {
 		case inputJSON == "-":
 			if stdin == nil {
-				return nil, &InputError{Source: src, Msg: "no standard input to read"}
+				return nil, fail("no standard input to read")
 			}
 			b, err := io.ReadAll(io.LimitReader(stdin, maxInputSize+1))
 			if err != nil {
-				return nil, &InputError{Source: src, Msg: "reading standard input: " + err.Error()}
+				return nil, fail("reading standard input: " + err.Error())
 			}
-			data, src = b, "--input-json - (standard input)"
+			data = b
 		case strings.HasPrefix(inputJSON, "@"):
-			name := inputJSON[1:]
-			f, err := os.Open(name)
+			f, err := os.Open(inputJSON[1:])
 			if err != nil {
-				return nil, &InputError{Source: "--input-json " + inputJSON, Msg: describeOpen(err)}
+				return nil, fail(describeOpen(err))
 			}
 			b, err := io.ReadAll(io.LimitReader(f, maxInputSize+1))
 			f.Close()
 			if err != nil {
-				return nil, &InputError{Source: "--input-json " + inputJSON, Msg: err.Error()}
+				return nil, fail(err.Error())
 			}
-			data, src = b, name
+			data = b
 		default:
 			data = []byte(inputJSON)
 		}
 		if len(data) > maxInputSize {
-			return nil, &InputError{Source: src, Msg: fmt.Sprintf("input is larger than %d MiB", maxInputSize>>20)}
+			return nil, fail(fmt.Sprintf("input is larger than %d MiB", maxInputSize>>20))
 		}
 		obj, err := decodeObject(data)
 		if err != nil {
-			return nil, &InputError{Source: src, Msg: err.Error()}
+			return nil, fail(err.Error())
 		}
 		in = obj
 	}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return nil, &InputError{Source: "--input " + p, Msg: "expected KEY=VALUE (for example --input name=Ada or --input user.age=42)"}
+			return nil, &InputError{Kind: InputPair, Arg: p, Msg: "expected KEY=VALUE (for example name=Ada or user.age=42)"}
 		}
 		if err := setPath(in, k, scalarValue(v)); err != nil {
-			return nil, &InputError{Source: "--input " + p, Msg: err.Error()}
+			return nil, &InputError{Kind: InputPair, Arg: p, Msg: err.Error()}
 		}
 	}
 	return in, nil

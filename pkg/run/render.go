@@ -27,11 +27,13 @@ type MissingInputError struct {
 	Unknown []string // {{system.x}} names that do not exist
 }
 
-func (e *MissingInputError) Error() string {
+func (e *MissingInputError) Error() string { return e.Text("") }
+
+// Text is the message, with hint after the list of missing names.
+func (e *MissingInputError) Text(hint string) string {
 	var parts []string
 	if len(e.Missing) > 0 {
-		parts = append(parts, fmt.Sprintf("missing input for %s (pass --input NAME=VALUE or --input-json, or --allow-missing to leave them as written)",
-			strings.Join(e.Missing, ", ")))
+		parts = append(parts, "missing input for "+strings.Join(e.Missing, ", ")+hint)
 	}
 	if len(e.Unknown) > 0 {
 		parts = append(parts, fmt.Sprintf("unknown placeholder %s (known: {{system.cwd}}, {{system.timestamp}}, {{system.date}}, {{system.skillDir}}, {{system.skillName}})",

@@ -70,5 +70,5 @@ func TestRenderMissingListsEveryName(t *testing.T) {
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, []string{"a", "b.c"}, me.Missing)
 	assert.Equal(t, []string{"{{system.nope}}"}, me.Unknown)
-	assert.Contains(t, err.Error(), "--allow-missing")
+	assert.Contains(t, err.Error(), "missing input for")
 }

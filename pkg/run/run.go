@@ -51,8 +51,9 @@ type Options struct {
 	Capture bool
 	Stdout  io.Writer
 	Stderr  io.Writer
-	// Log receives one-line notes (isolation achieved, grants); nil is quiet.
-	Log io.Writer
+	// Notes receives what run tells the user while it works (isolation
+	// achieved, grants); nil is quiet.
+	Notes func(Note)
 	// ExitStatus maps a failed run's error to the status recorded in the
 	// result and the run record (the caller's exit codes); nil records the
 	// script's own status, else 1.
@@ -165,12 +166,6 @@ func (o *Options) exitStatus(err error) int {
 	return 1
 }
 
-func (o *Options) logf(format string, a ...any) {
-	if o.Log != nil {
-		fmt.Fprintf(o.Log, format+"\n", a...)
-	}
-}
-
 func (o *Options) cfg() *config.Config {
 	if o.Config != nil {
 		return o.Config
@@ -245,7 +240,7 @@ func (o *Options) Run(ctx context.Context) (*Report, error) {
 		}
 		if o.StateDir != "" {
 			if werr := AppendRecord(o.StateDir, rec); werr != nil {
-				o.logf("warning: could not write the run record: %v", werr)
+				o.note(Note{Kind: NoteRecordFailed, Err: werr})
 			} else {
 				rep.Record = rec
 			}
@@ -254,7 +249,7 @@ func (o *Options) Run(ctx context.Context) (*Report, error) {
 	}
 
 	if mode != skill.ModeDirect && mode != skill.ModeSandbox {
-		return finish(&InputError{Source: "--mode", Msg: fmt.Sprintf("must be sandbox or direct, not %q", mode)})
+		return finish(&InputError{Kind: InputMode, Arg: mode, Msg: fmt.Sprintf("must be sandbox or direct, not %q", mode)})
 	}
 	if err := o.authorize(mode); err != nil {
 		return finish(err)
@@ -300,7 +295,7 @@ func (o *Options) authorize(mode string) error {
 		prompt = fmt.Sprintf("Run %s (%s)?", s.Name, strings.Join(ask, "; "))
 	}
 	if o.Confirm == nil {
-		return &DeniedError{Skill: s.Name, Reason: strings.Join(ask, "; ") + ": pass --yes to run it without a terminal to confirm on"}
+		return &DeniedError{Skill: s.Name, Reason: strings.Join(ask, "; ") + "; there is no terminal to confirm on", NeedsYes: true}
 	}
 	ok, err := o.Confirm(prompt)
 	if err != nil {

@@ -143,7 +143,7 @@ func TestAuthorize(t *testing.T) {
 		denied    string // "" when allowed
 	}{
 		{name: "plain skill"},
-		{name: "dangerous without a terminal", dangerous: true, denied: "pass --yes"},
+		{name: "dangerous without a terminal", dangerous: true, denied: "no terminal to confirm on"},
 		{name: "dangerous with --yes", dangerous: true, yes: true},
 		{name: "dangerous confirmed", dangerous: true, confirm: yes},
 		{name: "dangerous refused", dangerous: true, confirm: no, denied: "not confirmed"},

@@ -148,9 +148,9 @@ func (o *Options) grants() (network bool, env []string) {
 	case declaredNet && o.AllowNetwork:
 		network = true
 	case declaredNet:
-		o.logf("note: %s declares network access; it runs without it (pass --allow network to grant it)", s.Name)
+		o.note(Note{Kind: NoteNetworkNotGranted})
 	case o.AllowNetwork:
-		o.logf("note: --allow network has no effect: %s does not declare the network permission", s.Name)
+		o.note(Note{Kind: NoteNetworkNotDeclared})
 	}
 	granted := map[string]bool{}
 	names := append([]string(nil), o.Env...)
@@ -162,14 +162,14 @@ func (o *Options) grants() (network bool, env []string) {
 		granted[name] = true
 		switch {
 		case reservedEnv[name]:
-			o.logf("note: --env %s ignored: skillctl sets %s itself", name, name)
+			o.note(Note{Kind: NoteEnvReserved, Names: []string{name}})
 		case !declaredEnv[name]:
-			o.logf("note: --env %s ignored: %s does not declare env:%s", name, s.Name, name)
+			o.note(Note{Kind: NoteEnvNotDeclared, Names: []string{name}})
 		default:
 			if v := o.getenv(name); v != "" {
 				env = append(env, name+"="+v)
 			} else {
-				o.logf("note: --env %s: %s is not set in skillctl's environment", name, name)
+				o.note(Note{Kind: NoteEnvUnset, Names: []string{name}})
 			}
 		}
 	}
@@ -181,8 +181,7 @@ func (o *Options) grants() (network bool, env []string) {
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		o.logf("note: %s declares env:%s; not passed (grant with --env %s)", s.Name,
-			strings.Join(missing, ", env:"), strings.Join(missing, " --env "))
+		o.note(Note{Kind: NoteEnvNotGranted, Names: missing})
 	}
 	return network, env
 }
@@ -218,17 +217,17 @@ func (o *Options) prepareWorkdir(base, skillDir string) (*workdir, error) {
 	}
 	_, statErr := os.Stat(d)
 	if err := os.MkdirAll(d, 0o755); err != nil {
-		return nil, &InputError{Source: "--workdir " + o.Workdir, Msg: err.Error()}
+		return nil, &InputError{Kind: InputWorkdir, Arg: o.Workdir, Msg: err.Error()}
 	}
 	real, err := filepath.EvalSymlinks(d)
 	if err != nil {
-		return nil, &InputError{Source: "--workdir " + o.Workdir, Msg: err.Error()}
+		return nil, &InputError{Kind: InputWorkdir, Arg: o.Workdir, Msg: err.Error()}
 	}
 	if within(real, skillDir) || within(skillDir, real) {
 		if errors.Is(statErr, fs.ErrNotExist) {
 			os.Remove(d)
 		}
-		return nil, &InputError{Source: "--workdir " + o.Workdir,
+		return nil, &InputError{Kind: InputWorkdir, Arg: o.Workdir,
 			Msg: "the workdir and the skill folder " + skillDir + " must not contain one another (the skill folder stays read-only)"}
 	}
 	wd := &workdir{path: real, before: map[string]fileStamp{}, created: errors.Is(statErr, fs.ErrNotExist)}
@@ -332,7 +331,7 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 	l.cmd.WaitDelay = KillGrace + time.Second
 
 	if l.status == nil {
-		o.logIsolation(l.iso)
+		o.note(Note{Kind: NoteIsolation, Isolation: l.iso})
 		g.release()
 	}
 	started := time.Now()
@@ -359,7 +358,7 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 			if st.Proc != "" {
 				l.iso.Processes += ", /proc " + st.Proc
 			}
-			o.logIsolation(l.iso)
+			o.note(Note{Kind: NoteIsolation, Isolation: l.iso})
 			g.release()
 		case st.Stage == "start":
 			g.release()
@@ -468,26 +467,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// logIsolation prints the one line saying how the script is isolated.
-func (o *Options) logIsolation(iso Isolation) {
-	if iso.Unsandboxed {
-		o.logf("run: %s: UNSANDBOXED (--isolation none): the script runs with your user's full access", o.Skill.Name)
-		return
-	}
-	extra := "network " + iso.Network
-	if iso.Landlock > 0 {
-		extra += fmt.Sprintf(", landlock v%d", iso.Landlock)
-	}
-	if len(iso.Skipped) > 0 {
-		var names []string
-		for _, s := range iso.Skipped {
-			names = append(names, strings.SplitN(s, ":", 2)[0])
-		}
-		extra += "; unavailable: " + strings.Join(names, ", ")
-	}
-	o.logf("run: %s: isolation %s (%s)", o.Skill.Name, iso.Tier, extra)
 }
 
 // tiersFor lists the tiers to try for a requested isolation.

@@ -384,7 +384,7 @@ func TestUnavailableTierExits125(t *testing.T) {
 			require.ErrorAs(t, err, &se)
 			assert.NotEmpty(t, se.Reasons)
 			assert.Contains(t, err.Error(), tt.msg)
-			assert.Contains(t, err.Error(), "--isolation none")
+			assert.Contains(t, err.Error(), "nothing was run")
 			assert.NoDirExists(t, o.Workdir, "nothing ran, and the workdir it would have created is gone")
 			require.NotNil(t, rep.Failure)
 			assert.Equal(t, "SkillError", rep.Failure.Name)
@@ -422,15 +422,20 @@ func TestDangerousWithoutTerminalRunsNothing(t *testing.T) {
 func TestStreaming(t *testing.T) {
 	requireTier(t, TierNone)
 	s := writeSkill(t, "streamer", nil, "echo out; echo err >&2\n")
-	var out, errOut, log strings.Builder
+	var out, errOut strings.Builder
+	var notes []Note
 	o := sandboxOptions(t, s, TierNone)
 	o.Capture = false
-	o.Stdout, o.Stderr, o.Log = &out, &errOut, &log
+	o.Stdout, o.Stderr = &out, &errOut
+	o.Notes = func(n Note) { notes = append(notes, n) }
 	rep, err := o.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "out\n", out.String())
 	assert.Equal(t, "err\n", errOut.String())
-	assert.Contains(t, log.String(), "UNSANDBOXED")
+	require.NotEmpty(t, notes)
+	assert.Equal(t, NoteIsolation, notes[0].Kind)
+	assert.True(t, notes[0].Isolation.Unsandboxed)
+	assert.Equal(t, "streamer", notes[0].Skill)
 	assert.Equal(t, "out\n", rep.Sandbox.Output, "streamed output is also kept for the record")
 }
 

@@ -171,14 +171,14 @@ func Create(opts Options) (*Result, error) {
 	replaceEmpty := false
 	if fi, err := os.Lstat(target); err == nil {
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s %w and is not a folder; choose another name or --dir", target, ErrExists)
+			return nil, fmt.Errorf("%s %w and is not a folder", target, ErrExists)
 		}
 		ents, err := os.ReadDir(target)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %w", target, err)
 		}
 		if len(ents) > 0 {
-			return nil, fmt.Errorf("%s %w and is not empty; choose another name or --dir, or remove the folder first", target, ErrExists)
+			return nil, fmt.Errorf("%s %w and is not empty", target, ErrExists)
 		}
 		replaceEmpty = true
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -151,7 +151,7 @@ func checkUnknownFields(c *checker) {
 			map[bool]string{true: "them", false: "it"}[len(unknown) > 1])
 		return
 	}
-	hint := "allowed under --profile " + c.pt.profile + ": " + strings.Join(allowed, ", ") +
+	hint := "allowed under the " + c.pt.profile + " profile: " + strings.Join(allowed, ", ") +
 		"; move other keys under metadata: as strings"
 	c.addNode("unknown-field", first, hint, "unexpected %s in frontmatter: %s", word, strings.Join(unknown, ", "))
 }
