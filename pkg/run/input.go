@@ -25,10 +25,10 @@ type InputKind int
 
 // Kinds of input.
 const (
-	InputJSON InputKind = iota // the input object as JSON
-	InputPair                  // one KEY=VALUE pair
-	InputMode                  // the run mode
-	InputWorkdir               // the working folder asked for
+	InputJSON    InputKind = iota // the input object as JSON
+	InputPair                     // one KEY=VALUE pair
+	InputMode                     // the run mode
+	InputWorkdir                  // the working folder asked for
 )
 
 func (e *InputError) Error() string {
