@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,14 +79,14 @@ only when its content changes.`,
 				}
 				opts.Format = index.FormatJSON
 			}
-			if !contains(index.Formats, opts.Format) {
+			if !slices.Contains(index.Formats, opts.Format) {
 				return FlagErrorf("--format must be one of %s, not %q", strings.Join(index.Formats, ", "), opts.Format)
 			}
 			if cmd.Flags().Changed("style") {
 				if opts.Format != index.FormatMarkdown {
 					return FlagErrorf("--style goes with --format markdown")
 				}
-				if !contains(index.Styles, opts.Style) {
+				if !slices.Contains(index.Styles, opts.Style) {
 					return FlagErrorf("--style must be one of %s, not %q", strings.Join(index.Styles, ", "), opts.Style)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,7 +70,7 @@ appears complete or not at all. The new folder's path is printed on stdout.`,
 				return FlagErrorf("--mode must be sandbox or direct, not %q", opts.Mode)
 			}
 			for _, r := range opts.Resources {
-				if r = strings.TrimSuffix(strings.TrimSpace(r), "/"); r != "" && !contains(scaffold.Resources, r) {
+				if r = strings.TrimSuffix(strings.TrimSpace(r), "/"); r != "" && !slices.Contains(scaffold.Resources, r) {
 					return FlagErrorf("--resources takes %s, not %q", strings.Join(scaffold.Resources, ", "), r)
 				}
 			}

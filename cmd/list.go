@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ Skills that cannot be loaded are always reported on stderr.`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = f.Global.JSON
-			if opts.Source != "" && !contains(skill.Sources, opts.Source) {
+			if opts.Source != "" && !slices.Contains(skill.Sources, opts.Source) {
 				return FlagErrorf("--source must be one of %s, not %q", strings.Join(skill.Sources, ", "), opts.Source)
 			}
 			opts.Discover = func(ctx context.Context) (*catalog.Catalog, error) {

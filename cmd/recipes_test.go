@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestCIRecipesWork(t *testing.T) {
 	for _, args := range recipes {
 		code, out, errOut := e.run(t, false, append([]string{"-C", repo}, args...)...)
 		assert.Equal(t, 0, code, "skillctl %v on good skills: %s", args, errOut)
-		if contains(args, "sarif") {
+		if slices.Contains(args, "sarif") {
 			var log map[string]any
 			assert.NoError(t, json.Unmarshal([]byte(out), &log), "SARIF output is one JSON document")
 			assert.Equal(t, "2.1.0", log["version"])
@@ -83,7 +84,7 @@ func TestCIRecipesWork(t *testing.T) {
 	for _, args := range recipes {
 		code, out, _ := e.run(t, false, append([]string{"-C", repo}, args...)...)
 		assert.Equal(t, 1, code, "skillctl %v fails on a broken skill", args)
-		if contains(args, "github") {
+		if slices.Contains(args, "github") {
 			assert.Contains(t, out, "::error file=skills/bad/SKILL.md,line=2,", "annotations point at the file and line")
 		}
 	}

@@ -295,12 +295,3 @@ func isCobraUsageError(err error) bool {
 	}
 	return false
 }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

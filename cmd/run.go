@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,7 @@ recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.`,
 			if opts.Mode != "" && opts.Mode != skill.ModeSandbox && opts.Mode != skill.ModeDirect {
 				return FlagErrorf("--mode must be sandbox or direct, not %q", opts.Mode)
 			}
-			if opts.Isolation != "" && !contains(run.Tiers, opts.Isolation) {
+			if opts.Isolation != "" && !slices.Contains(run.Tiers, opts.Isolation) {
 				return FlagErrorf("--isolation must be one of %s, not %q", strings.Join(run.Tiers, ", "), opts.Isolation)
 			}
 			for _, a := range opts.Allow {

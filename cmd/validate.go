@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,10 +77,10 @@ info findings.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.Quiet = f.Global.Quiet
-			if !contains(validate.Profiles, opts.Profile) {
+			if !slices.Contains(validate.Profiles, opts.Profile) {
 				return FlagErrorf("--profile must be one of %s, not %q", strings.Join(validate.Profiles, ", "), opts.Profile)
 			}
-			if !contains(validateFormats, opts.Format) {
+			if !slices.Contains(validateFormats, opts.Format) {
 				return FlagErrorf("--format must be one of %s, not %q", strings.Join(validateFormats, ", "), opts.Format)
 			}
 			if f.Global.JSON {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -158,7 +159,7 @@ func folders(names, order []string, of func(Agent) []string, path func(string) s
 				continue
 			}
 			for _, k := range of(a) {
-				if k == key && !contains(by, n) {
+				if k == key && !slices.Contains(by, n) {
 					by = append(by, n)
 				}
 			}
@@ -191,15 +192,6 @@ func InstallDir(name string, project bool, projectTop string, env Env) (string, 
 		return filepath.Join(projectTop, filepath.FromSlash(a.Project[0])), nil
 	}
 	return env.userDir(a.User[0]), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // RepoTop is the nearest ancestor of dir holding .git, or "" when there is none.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 		var found []string
 		for _, c := range cands {
 			found = append(found, c.name)
-			if contains(in.Skills, c.name) || c.rel != "" && contains(in.Skills, path.Base(c.rel)) {
+			if slices.Contains(in.Skills, c.name) || c.rel != "" && slices.Contains(in.Skills, path.Base(c.rel)) {
 				picked = append(picked, c)
 			}
 		}
@@ -138,13 +139,4 @@ func checkLinks(c *candidate) error {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

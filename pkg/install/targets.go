@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillctl/skillctl/pkg/agents"
 )
@@ -71,7 +72,7 @@ func TargetRoots(o TargetOptions) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d = filepath.Clean(d); !contains(roots, d) {
+		if d = filepath.Clean(d); !slices.Contains(roots, d) {
 			roots = append(roots, d)
 		}
 	}

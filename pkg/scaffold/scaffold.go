@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -109,7 +110,7 @@ func (o *Options) check() error {
 		if r == "" || seen[r] {
 			continue
 		}
-		if !contains(Resources, r) {
+		if !slices.Contains(Resources, r) {
 			return inputErrorf("unknown resource folder %q: choose from %s", r, strings.Join(Resources, ", "))
 		}
 		seen[r] = true
@@ -339,13 +340,4 @@ func resourceReadme(name, folder string) string {
 	default:
 		return "# assets\n\nTemplates, examples and other files the " + name + " skill uses to build\nits output. They are not loaded into the agent's context.\n"
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -55,7 +56,7 @@ func NameIssues(name string) []NameIssue {
 		if r == '-' || unicode.IsLetter(r) || unicode.IsNumber(r) {
 			continue
 		}
-		if q := strconv.QuoteRune(r); !contains(bad, q) {
+		if q := strconv.QuoteRune(r); !slices.Contains(bad, q) {
 			bad = append(bad, q)
 		}
 	}
@@ -63,15 +64,6 @@ func NameIssues(name string) []NameIssue {
 		out = append(out, NameIssue{Kind: NameBadChars, Chars: bad})
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // NameError is a skill name the specification does not allow.

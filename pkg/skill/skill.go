@@ -269,7 +269,7 @@ func withSkillFile(file string, fast bool, bp *[]byte, fn func(file string, data
 		if errors.Is(err, syscall.EISDIR) {
 			return &LoadError{Path: file, Err: err, Reason: "SKILL.md is a folder, not a file"}
 		}
-		return &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+		return &LoadError{Path: file, Err: err, Reason: OSReason(err)}
 	}
 	if !more {
 		return fn(file, (*bp)[:n])
@@ -277,12 +277,12 @@ func withSkillFile(file string, fast bool, bp *[]byte, fn func(file string, data
 	// Larger than the buffer: read it again whole, up to the limit.
 	f, err := os.Open(file)
 	if err != nil {
-		return &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+		return &LoadError{Path: file, Err: err, Reason: OSReason(err)}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxSkillMDSize+1))
 	if err != nil {
-		return &LoadError{Path: file, Err: err, Reason: describeOSError(err)}
+		return &LoadError{Path: file, Err: err, Reason: OSReason(err)}
 	}
 	if len(data) > MaxSkillMDSize {
 		size := int64(len(data))
@@ -296,7 +296,9 @@ func withSkillFile(file string, fast bool, bp *[]byte, fn func(file string, data
 	return fn(file, data)
 }
 
-func describeOSError(err error) string {
+// OSReason is an operating-system error in a few words ("open: permission
+// denied"), without the path the caller already names.
+func OSReason(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Op + ": " + pe.Err.Error()

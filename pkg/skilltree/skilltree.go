@@ -246,7 +246,7 @@ func (w *walker) folder(p *pool, f *Found, buf *[]byte, rules *ignoreRules) {
 	}
 	ents, err := readDir(f.Dir)
 	if err != nil {
-		f.Err = &skill.LoadError{Path: f.Dir, Err: err, Reason: "cannot read folder: " + osReason(err)}
+		f.Err = &skill.LoadError{Path: f.Dir, Err: err, Reason: "cannot read folder: " + skill.OSReason(err)}
 		w.visit(f)
 		return
 	}
@@ -329,15 +329,7 @@ func linkError(p string, err error) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return problem(p, ErrBrokenLink)
 	}
-	return &skill.LoadError{Path: p, Err: err, Reason: "cannot follow symbolic link: " + osReason(err)}
-}
-
-func osReason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Op + ": " + pe.Err.Error()
-	}
-	return err.Error()
+	return &skill.LoadError{Path: p, Err: err, Reason: "cannot follow symbolic link: " + skill.OSReason(err)}
 }
 
 func readDir(dir string) ([]fs.DirEntry, error) {

@@ -92,7 +92,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 			})
 		if err != nil && ctx.Err() == nil {
 			r.add(i, &Result{Dir: in.display, Findings: []Finding{{Rule: "unreadable", Severity: r.pt.sev["unreadable"],
-				Message: "cannot read the folder: " + errText(errors.Unwrap(err)), File: in.display, Hint: r.pt.hint["unreadable"]}}})
+				Message: "cannot read the folder: " + skill.OSReason(errors.Unwrap(err)), File: in.display, Hint: r.pt.hint["unreadable"]}}})
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -161,14 +161,6 @@ func (r *runner) found(input int, display string, f *skilltree.Found) {
 		return
 	}
 	r.add(input, validateTarget(t, r.pt))
-}
-
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Op + ": " + pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // file validates a file input: a SKILL.md (its folder is validated), or an archive.
