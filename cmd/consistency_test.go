@@ -210,6 +210,19 @@ func TestCommandsAgreeOnATree(t *testing.T) {
 				assert.Contains(t, errOut, rel)
 			}
 
+			// show: each skill by its path; the tree is not one skill
+			for _, rel := range want {
+				code, _, errOut = c.run(t, "show", "./tree/"+rel, "--json")
+				if rel == "group/broken" {
+					assert.Equal(t, 1, code, errOut)
+				} else {
+					assert.Equal(t, 0, code, "show %s: %s", rel, errOut)
+				}
+			}
+			code, _, errOut = c.run(t, "show", "./tree")
+			assert.Equal(t, ExitNotFound, code)
+			assert.Contains(t, errOut, "holds "+map[bool]string{true: "5", false: "4"}[broken]+" skill(s)")
+
 			// install: all or nothing; the same skills
 			target := filepath.Join(c.work, "target")
 			code, out, errOut = c.run(t, "install", "tree", "--dry-run", "--json", "--dir", target)
