@@ -42,7 +42,8 @@ or a static .well-known site (see docs/index.md).
 
 Without <path> the discovered skills are indexed (as 'skillctl list' finds
 them). A <path> is a skill folder, a SKILL.md, or a folder of skills: every
-folder below it holding a SKILL.md, skipping .git and node_modules.
+folder below it holding a SKILL.md, skipping .git and node_modules, found as
+validate and list --path find them.
 
 Skills disabled in the configuration (disabled:) and skills with
 disable-model-invocation: true are left out, and said so on stderr. The order

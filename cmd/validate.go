@@ -46,7 +46,7 @@ func newValidateCmd(f *Factory, runF func(context.Context, *validateOptions) err
 skillctl's own rules (docs/validate.md lists every rule).
 
 A path is a skill folder, a SKILL.md, a folder tree (every skill below it,
-skipping .git and node_modules), or an archive (.zip, .skill, .tar, .tar.gz,
+skipping .git, node_modules and what .gitignore ignores), or an archive (.zip, .skill, .tar, .tar.gz,
 .tgz, tar.bz2/xz/zst) read in place: nothing is extracted. Without a path,
 every discovered skill is checked (see 'skillctl list').
 
