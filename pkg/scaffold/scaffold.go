@@ -18,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillctl/skillctl/internal/atomicfs"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -169,7 +170,6 @@ func Create(opts Options) (*Result, error) {
 		return nil, err
 	}
 	target := filepath.Join(parent, opts.Name)
-	replaceEmpty := false
 	if fi, err := os.Lstat(target); err == nil {
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("%s %w and is not a folder", target, ErrExists)
@@ -181,7 +181,6 @@ func Create(opts Options) (*Result, error) {
 		if len(ents) > 0 {
 			return nil, fmt.Errorf("%s %w and is not empty", target, ErrExists)
 		}
-		replaceEmpty = true
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("cannot use %s: %w", target, err)
 	}
@@ -220,15 +219,9 @@ func Create(opts Options) (*Result, error) {
 	if err := os.Chmod(stage, 0o755); err != nil {
 		return nil, err
 	}
-	if replaceEmpty {
-		if err := os.Remove(target); err != nil {
-			return nil, fmt.Errorf("replace the empty folder %s: %w", target, err)
-		}
-	}
-	if err := os.Rename(stage, target); err != nil {
-		if replaceEmpty {
-			_ = os.Mkdir(target, 0o755)
-		}
+	// An empty folder in the way is swapped out whole (and put back if the
+	// swap fails); otherwise the stage is renamed into place.
+	if err := atomicfs.ReplaceDir(stage, target); err != nil {
 		return nil, fmt.Errorf("create %s: %w", target, err)
 	}
 	done = true
