@@ -372,12 +372,18 @@ func InList(names []string) []string {
 	if seen["."] {
 		return []string{"."}
 	}
+	// An ancestor sorts before its descendants, so it is known when they come.
 	var outer []string
+	isOuter := map[string]bool{}
 	for _, d := range dirs {
-		if len(outer) > 0 && strings.HasPrefix(d, outer[len(outer)-1]+"/") {
-			continue
+		nested := false
+		for a := path.Dir(d); a != "." && !nested; a = path.Dir(a) {
+			nested = isOuter[a]
 		}
-		outer = append(outer, d)
+		if !nested {
+			isOuter[d] = true
+			outer = append(outer, d)
+		}
 	}
 	return outer
 }

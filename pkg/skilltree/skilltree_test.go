@@ -143,6 +143,8 @@ func TestInList(t *testing.T) {
 		"__MACOSX/a/SKILL.md", "node_modules/x/SKILL.md", ".git/y/SKILL.md", "./a/scripts/run.sh",
 	}))
 	assert.Empty(t, InList([]string{"README.md", "docs/x.md"}))
+	// "a-b" sorts between "a" and "a/nested": nesting is by folder, not by name
+	assert.Equal(t, []string{"a", "a-b", "a.c"}, InList([]string{"a/SKILL.md", "a-b/SKILL.md", "a.c/SKILL.md", "a/nested/SKILL.md", "a/x y/SKILL.md"}))
 	files := map[string]bool{"a/SKILL.md": true, "a/skill.md": true, "b/skill.md": true, "SKILL.md": true}
 	assert.Equal(t, "a/SKILL.md", SkillFileIn(files, "a"))
 	assert.Equal(t, "b/skill.md", SkillFileIn(files, "b"))
