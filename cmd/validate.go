@@ -15,6 +15,7 @@ import (
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
 	"github.com/skillctl/skillctl/pkg/findings"
+	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
@@ -95,15 +96,12 @@ info findings.`,
 				if err != nil {
 					return nil, err
 				}
-				var dirs []string
-				seen := map[string]bool{}
 				for _, e := range cat.Entries {
-					if !seen[e.Dir] {
-						seen[e.Dir] = true
-						dirs = append(dirs, e.Dir)
+					if e.Skipped() {
+						warnSkipped(f.IO.ErrOut, e.Dir, skill.ErrorReason(e.Err))
 					}
 				}
-				return dirs, nil
+				return cat.SkillDirs(), nil
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)

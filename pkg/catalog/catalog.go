@@ -75,6 +75,27 @@ type Entry struct {
 	real   string
 	rel    string
 	order  int
+	// skipped: a link the finder did not follow (Err says why).
+	skipped bool
+}
+
+// Skipped reports whether the entry is a symbolic link that was not
+// followed (pkg/skilltree) rather than a skill folder.
+func (e *Entry) Skipped() bool { return e.skipped }
+
+// SkillDirs lists the folder of every skill found — effective, shadowed or
+// broken — each once, in catalog order; links that were not followed are
+// not skill folders and are left out.
+func (c *Catalog) SkillDirs() []string {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, e := range c.Entries {
+		if !e.skipped && !seen[e.Dir] {
+			seen[e.Dir] = true
+			dirs = append(dirs, e.Dir)
+		}
+	}
+	return dirs
 }
 
 // ID is the entry's id (source:name or plugin:name).
@@ -356,7 +377,7 @@ func newEntry(r *Root, f *skilltree.Found, dropBody bool) *Entry {
 	if f.Err != nil {
 		e.Err = f.Err
 		if f.Skipped() {
-			e.real = "" // not loaded: does not hide the folder elsewhere
+			e.real, e.skipped = "", true // not loaded: does not hide the folder elsewhere
 		}
 		return e
 	}

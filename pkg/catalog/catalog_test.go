@@ -297,3 +297,27 @@ func TestDiscoverLinkToAnotherRootsSkillLoadedOnce(t *testing.T) {
 	assert.Equal(t, "user:shared", cat.Entries[0].ID())
 	assert.Equal(t, filepath.Join(store, "shared"), cat.Entries[0].RealDir())
 }
+
+func TestPathTreeReportsLinksItDoesNotFollow(t *testing.T) {
+	base := t.TempDir()
+	tree := filepath.Join(base, "tree")
+	writeSkill(t, filepath.Join(tree, "deep", "er"), "nested", "found at any depth")
+	writeSkill(t, filepath.Join(base, "outside"), "outside", "not in the tree")
+	require.NoError(t, os.Symlink(filepath.Join(base, "outside", "outside"), filepath.Join(tree, "out")))
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: tree, Source: skill.SourcePath}}, true)
+	require.NoError(t, err)
+	require.Len(t, cat.Skills(), 1)
+	assert.Equal(t, "nested", cat.Skills()[0].Name)
+	require.Len(t, cat.Problems(), 1)
+	assert.Contains(t, cat.Problems()[0].Reason, "outside the tree; not followed")
+	assert.Equal(t, []string{filepath.Join(tree, "deep", "er", "nested")}, cat.SkillDirs(), "a link not followed is no skill folder")
+}
+
+func TestDiscoverCancelled(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cat, err := Discover(ctx, f.opts())
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, cat)
+}
