@@ -314,7 +314,9 @@ func Discover(ctx context.Context, o Options) (*Catalog, error) {
 func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, error) {
 	cat := &Catalog{Roots: roots}
 	var all []*Entry
-	reals := map[string]bool{}
+	// One walk finds each real folder once; the real paths are compared
+	// across roots only once a second root finds something.
+	var reals map[string]bool
 	for i := range roots {
 		r := &roots[i]
 		var mu sync.Mutex
@@ -336,8 +338,16 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 				Err: &skill.LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + skill.ErrorReason(errors.Unwrap(err))}})
 		}
 		sort.Slice(found, func(a, b int) bool { return found[a].rel < found[b].rel })
+		if reals == nil && len(all) > 0 && len(found) > 0 {
+			reals = make(map[string]bool, len(all)+len(found))
+			for _, e := range all {
+				if e.real != "" {
+					reals[e.real] = true
+				}
+			}
+		}
 		for _, e := range found {
-			if e.real != "" {
+			if reals != nil && e.real != "" {
 				if reals[e.real] {
 					continue // the same real folder is loaded once
 				}
