@@ -8,29 +8,41 @@ import (
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
+// job is one folder to look at: the entry name of the folder parent. Jobs
+// are small values, so that a folder of many thousands of skills queues
+// little; the worker builds the Found.
+type job struct {
+	parent *Found
+	name   string
+	// real is the target of a link that is followed ("" for a plain folder).
+	real  string
+	rules *ignoreRules
+}
+
 // pool runs jobs on a fixed number of goroutines, each with its own read
 // buffer; a job may push more jobs. Jobs left when ctx is cancelled are dropped.
 type pool struct {
 	ctx     context.Context
+	run     func(p *pool, j job, buf *[]byte)
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   []func(*[]byte)
+	queue   []job
 	pending int
 	wg      sync.WaitGroup
 	started bool
 	workers int
 }
 
-func newPool(ctx context.Context, workers int) *pool {
+func newPool(ctx context.Context, workers int, run func(p *pool, j job, buf *[]byte)) *pool {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	p := &pool{ctx: ctx, workers: workers}
+	p := &pool{ctx: ctx, workers: workers, run: run}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
 
-func (p *pool) push(jobs ...func(*[]byte)) {
+func (p *pool) push(jobs ...job) {
 	if len(jobs) == 0 {
 		return
 	}
@@ -67,14 +79,15 @@ func (p *pool) work() {
 		}
 		// First in, first out: results come roughly in order, which keeps
 		// the callers' final sort cheap.
-		job := p.queue[0]
+		j := p.queue[0]
+		p.queue[0] = job{}
 		p.queue = p.queue[1:]
 		p.mu.Unlock()
 		if p.ctx.Err() == nil {
 			if buf == nil {
 				buf = skill.NewReadBuf()
 			}
-			job(buf)
+			p.run(p, j, buf)
 		}
 		p.mu.Lock()
 		p.pending--

@@ -164,7 +164,7 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	if err != nil {
 		return &RootError{Path: dir, Err: err}
 	}
-	p := newPool(ctx, o.Workers)
+	p := newPool(ctx, o.Workers, w.run)
 	w.top(p, ents)
 	p.wait()
 	return ctx.Err()
@@ -187,16 +187,16 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 		return
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	top := &Found{Dir: w.root, Rel: ".", Real: w.rootReal}
 	plain := map[string]bool{}
-	var jobs []func(*[]byte)
+	var jobs []job
 	for _, e := range ents {
 		name := e.Name()
 		if !e.IsDir() || w.skip(name) {
 			continue
 		}
 		plain[name] = true
-		f := &Found{Dir: filepath.Join(w.root, name), Rel: name, Real: filepath.Join(w.rootReal, name)}
-		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf, nil) })
+		jobs = append(jobs, job{parent: top, name: name})
 	}
 	linked := map[string]bool{}
 	for _, e := range ents {
@@ -204,11 +204,10 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 		if e.Type()&fs.ModeSymlink == 0 || w.skip(name) {
 			continue
 		}
-		f := &Found{Dir: filepath.Join(w.root, name), Rel: name, Linked: true}
-		real, err := filepath.EvalSymlinks(f.Dir)
+		dir := filepath.Join(w.root, name)
+		real, err := filepath.EvalSymlinks(dir)
 		if err != nil {
-			f.Err = linkError(f.Dir, err)
-			w.visit(f)
+			w.visit(&Found{Dir: dir, Rel: name, Linked: true, Err: linkError(dir, err)})
 			continue
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
@@ -218,10 +217,21 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 			continue // the same folder is found once
 		}
 		linked[real] = true
-		f.Real = real
-		jobs = append(jobs, func(buf *[]byte) { w.folder(p, f, buf, nil) })
+		jobs = append(jobs, job{parent: top, name: name, real: real})
 	}
 	p.push(jobs...)
+}
+
+// run looks at the folder of one job.
+func (w *walker) run(p *pool, j job, buf *[]byte) {
+	f := &Found{Dir: filepath.Join(j.parent.Dir, j.name), Rel: j.name, Real: j.real, Linked: j.real != ""}
+	if j.parent.Rel != "." {
+		f.Rel = j.parent.Rel + "/" + j.name
+	}
+	if f.Real == "" {
+		f.Real = filepath.Join(j.parent.Real, j.name)
+	}
+	w.folder(p, f, buf, j.rules)
 }
 
 func inside(base, p string) bool {
@@ -265,7 +275,7 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 			}
 		}
 	}
-	var jobs []func(*[]byte)
+	var jobs []job
 	for _, e := range ents {
 		name := e.Name()
 		rel := name
@@ -275,25 +285,26 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 		if SkipDir(name) || (w.o.Ignore != nil && w.o.Ignore(rel)) {
 			continue
 		}
-		sub := &Found{Dir: filepath.Join(f.Dir, name), Rel: rel, Real: filepath.Join(f.Real, name)}
-		if rules != nil && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && rules.ignored(sub.Dir) {
+		isDir, isLink := e.IsDir(), e.Type()&fs.ModeSymlink != 0
+		if !isDir && !isLink {
 			continue
 		}
-		switch {
-		case e.IsDir():
-			jobs = append(jobs, func(buf *[]byte) { w.folder(p, sub, buf, rules) })
-		case e.Type()&fs.ModeSymlink != 0:
-			real, err := filepath.EvalSymlinks(sub.Dir)
-			if err != nil || inside(w.rootReal, real) {
-				continue // not followed: broken, or reached by the walk
-			}
-			if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-				continue
-			}
-			sub.Real, sub.Linked = real, true
-			sub.Err = problem(sub.Dir, ErrLinkOutside)
-			w.visit(sub)
+		if rules != nil && rules.ignored(filepath.Join(f.Dir, name)) {
+			continue
 		}
+		if isDir {
+			jobs = append(jobs, job{parent: f, name: name, rules: rules})
+			continue
+		}
+		dir := filepath.Join(f.Dir, name)
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || inside(w.rootReal, real) {
+			continue // not followed: broken, or reached by the walk
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			continue
+		}
+		w.visit(&Found{Dir: dir, Rel: rel, Real: real, Linked: true, Err: problem(dir, ErrLinkOutside)})
 	}
 	p.push(jobs...)
 }
