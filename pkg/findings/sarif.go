@@ -108,7 +108,7 @@ func WriteSARIF(w io.Writer, tool Tool, fs []Finding) error {
 			FullDescription:      sarifText{rule.Summary},
 			Help:                 sarifText{rule.Summary + " Fix: " + rule.Hint},
 			HelpURI:              rule.HelpURI,
-			DefaultConfiguration: sarifDefault{Level: SARIFLevel(rule.Severity), Enabled: rule.Severity != Off},
+			DefaultConfiguration: sarifDefault{Level: SARIFLevel(rule.Severity), Enabled: rule.Severity != Off && rule.Severity != ""},
 		})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}
