@@ -17,8 +17,9 @@ import (
 // locate finds the skills of a staged source by the one finder's rules: a
 // folder as skilltree found it before staging, an archive by
 // skilltree.InList — SKILL.md at the top, else every outermost folder below
-// holding SKILL.md (one top-level folder is the common case). Several skills are all installed unless
-// --skill picks some. Each picked skill is moved to a folder named after it.
+// holding SKILL.md (one top-level folder is the common case). Several
+// skills are all installed unless --skill picks some. Each picked skill is
+// moved to a folder named after it.
 func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 	var rels []string
 	if s.rels != nil {

@@ -10,7 +10,7 @@
 //   - Skipped everywhere: .git, node_modules, __MACOSX and skillctl's own
 //     .skillctl-* bookkeeping folders; in an agent's folder also every
 //     hidden (dot) entry, as agents skip them; in a tree also what
-//     .gitignore ignores (Options.GitIgnore, for validate) and Options.Ignore.
+//     .gitignore ignores (Options.GitIgnore, for validate).
 //   - Symbolic links to folders: in an agent's folder (Children) a link to a
 //     skill folder is followed, as agents follow them (other managers install
 //     links), and a folder reached twice is found once. In a tree no link is
@@ -49,9 +49,6 @@ const (
 // Options tune a walk.
 type Options struct {
 	Layout Layout
-	// Ignore, when set, leaves out the folders it reports (rel is
-	// slash-separated, relative to the folder walked). Tree walks only.
-	Ignore func(rel string) bool
 	// GitIgnore leaves out what .gitignore files ignore: those in the tree,
 	// and those above it up to the top of its git repository. Tree walks only.
 	GitIgnore bool
@@ -282,7 +279,7 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 		if f.Rel != "." {
 			rel = f.Rel + "/" + name
 		}
-		if SkipDir(name) || (w.o.Ignore != nil && w.o.Ignore(rel)) {
+		if SkipDir(name) {
 			continue
 		}
 		isDir, isLink := e.IsDir(), e.Type()&fs.ModeSymlink != 0

@@ -26,8 +26,6 @@ type Validator struct {
 	BaseDir string
 	// Workers bounds the parallel work (default: GOMAXPROCS).
 	Workers int
-	// Ignore, when set, leaves folders of trees out (see skilltree.Options).
-	Ignore func(rel string) bool
 	// Progress, when set, is called after each skill with the number
 	// validated so far. It is called from several goroutines.
 	Progress func(done int)
@@ -79,7 +77,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 			r.file(i, in.display, in.abs)
 			continue
 		}
-		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, Ignore: v.Ignore, GitIgnore: true},
+		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, GitIgnore: true},
 			func(f *skilltree.Found) {
 				if f.Skipped() {
 					skippedMu.Lock()
