@@ -125,12 +125,11 @@ func checkLinks(c *candidate) error {
 	for _, name := range names {
 		li := c.st.symlinks[name]
 		p := filepath.Join(c.st.dir, filepath.FromSlash(name))
-		real, err := filepath.EvalSymlinks(p)
+		_, inside, err := skill.LinkTarget(base, p)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.src.arg, &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: symlink to %q does not resolve inside the skill", archive.ErrLinkOutside, li.target)})
 		}
-		rel, err := filepath.Rel(base, real)
-		if err != nil || !filepath.IsLocal(rel) {
+		if !inside {
 			return fmt.Errorf("%s: %w", c.src.arg, &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: symlink to %q leaves the skill folder", archive.ErrLinkOutside, li.target)})
 		}
 	}

@@ -86,6 +86,10 @@ func List(dir string, exclude []string) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	realDir, err := filepath.EvalSymlinks(absDir)
+	if err != nil {
+		return nil, err
+	}
 	var files []File
 	err = filepath.WalkDir(absDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -110,13 +114,11 @@ func List(dir string, exclude []string) ([]File, error) {
 			return err
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			real, err := filepath.EvalSymlinks(p)
+			_, inside, err := skill.LinkTarget(realDir, p)
 			if err != nil {
 				return fmt.Errorf("%s: broken symlink: %w", rel, err)
 			}
-			base, _ := filepath.EvalSymlinks(absDir)
-			r, err := filepath.Rel(base, real)
-			if err != nil || !filepath.IsLocal(r) {
+			if !inside {
 				return fmt.Errorf("%s: symlink points outside the skill folder; replace it with the file itself", rel)
 			}
 			if info, err = os.Stat(p); err != nil {

@@ -81,7 +81,11 @@ func Clutter(name string, isDir bool) bool {
 // folder and special files are left out.
 func Files(dir string) ([]File, error) {
 	var out []File
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		realDir = dir
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
 				return err
@@ -101,7 +105,7 @@ func Files(dir string) ([]File, error) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			if !symlinkStaysInside(dir, p) {
+			if _, inside, err := LinkTarget(realDir, p); err != nil || !inside {
 				return nil
 			}
 			if info, err = os.Stat(p); err != nil || !info.Mode().IsRegular() {
@@ -118,16 +122,21 @@ func Files(dir string) ([]File, error) {
 	return out, err
 }
 
-func symlinkStaysInside(dir, p string) bool {
-	real, err := filepath.EvalSymlinks(p)
+// LinkTarget resolves the symbolic link p of a skill folder whose real path
+// is base (links through links included): its real path, and whether that
+// stays inside the folder. A link that does not resolve is an error.
+func LinkTarget(base, p string) (real string, inside bool, err error) {
+	real, err = filepath.EvalSymlinks(p)
 	if err != nil {
-		return false
+		return "", false, err
 	}
-	base, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(base, real)
+	return real, Within(base, real), nil
+}
+
+// Within reports whether the path p lies inside (or is) the folder base;
+// both are clean paths of the same kind (real, or as given).
+func Within(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
 	return err == nil && filepath.IsLocal(rel)
 }
 

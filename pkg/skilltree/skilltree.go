@@ -231,11 +231,6 @@ func (w *walker) run(p *pool, j job, buf *[]byte) {
 	w.folder(p, f, buf, j.rules)
 }
 
-func inside(base, p string) bool {
-	sep := string(filepath.Separator)
-	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, sep)+sep)
-}
-
 // skip reports whether an entry of an agent's folder is never a skill.
 func (w *walker) skip(name string) bool {
 	return SkipDir(name) || strings.HasPrefix(name, ".")
@@ -295,7 +290,7 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 		}
 		dir := filepath.Join(f.Dir, name)
 		real, err := filepath.EvalSymlinks(dir)
-		if err != nil || inside(w.rootReal, real) {
+		if err != nil || skill.Within(w.rootReal, real) {
 			continue // not followed: broken, or reached by the walk
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
