@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 // Permissions a skill can declare.
@@ -223,7 +225,7 @@ func (o *Options) prepareWorkdir(base, skillDir string) (*workdir, error) {
 	if err != nil {
 		return nil, &InputError{Kind: InputWorkdir, Arg: o.Workdir, Msg: err.Error()}
 	}
-	if within(real, skillDir) || within(skillDir, real) {
+	if skill.Within(skillDir, real) || skill.Within(real, skillDir) {
 		if errors.Is(statErr, fs.ErrNotExist) {
 			os.Remove(d)
 		}
@@ -233,12 +235,6 @@ func (o *Options) prepareWorkdir(base, skillDir string) (*workdir, error) {
 	wd := &workdir{path: real, before: map[string]fileStamp{}, created: errors.Is(statErr, fs.ErrNotExist)}
 	walkFiles(real, func(rel string, fi fs.FileInfo) { wd.before[rel] = fileStamp{fi.Size(), fi.ModTime()} })
 	return wd, nil
-}
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // finish lists the files the script wrote and removes a fresh workdir that stayed empty.
