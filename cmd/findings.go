@@ -27,14 +27,3 @@ func findingStyle(ios *iostreams.IOStreams, toStdout bool) findings.TextStyle {
 		Hints: tty,
 	}
 }
-
-// onlyErrors keeps the error findings.
-func onlyErrors(fs []findings.Finding) []findings.Finding {
-	var out []findings.Finding
-	for _, f := range fs {
-		if f.Severity == findings.Error {
-			out = append(out, f)
-		}
-	}
-	return out
-}

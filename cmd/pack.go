@@ -81,7 +81,7 @@ func packRun(ctx context.Context, opts *packOptions) error {
 	if res != nil {
 		shown := res.Findings
 		if opts.Quiet {
-			shown = onlyErrors(shown)
+			shown = findings.Only(shown, findings.Error)
 		}
 		if werr := findings.WriteText(opts.IO.ErrOut, shown, findingStyle(opts.IO, false)); werr != nil {
 			return werr

@@ -60,9 +60,6 @@ var table = []Agent{
 		Project: []string{".opencode/skills", ".claude/skills", ".agents/skills"}},
 }
 
-// All returns every known agent, in table order.
-func All() []Agent { return append([]Agent(nil), table...) }
-
 // Names lists the names of every known agent.
 func Names() []string {
 	out := make([]string, len(table))
@@ -94,16 +91,6 @@ type UnknownError struct{ Name string }
 
 func (e *UnknownError) Error() string {
 	return fmt.Sprintf("unknown agent %q: use one of %s", e.Name, strings.Join(Names(), ", "))
-}
-
-// Check returns an *UnknownError for the first name that is not a known agent.
-func Check(names []string) error {
-	for _, n := range names {
-		if _, ok := Lookup(n); !ok {
-			return &UnknownError{Name: n}
-		}
-	}
-	return nil
 }
 
 // Env says where the user's folders are.

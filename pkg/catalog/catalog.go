@@ -70,11 +70,9 @@ type Entry struct {
 	Err   error
 	// ShadowedBy is the id of the skill that hides this one.
 	ShadowedBy string
-	// Agents lists the agents that load the folder it was found in.
-	Agents []string
-	real   string
-	rel    string
-	order  int
+	real       string
+	rel        string
+	order      int
 	// skipped: a link the finder did not follow (Err says why).
 	skipped bool
 }
@@ -335,7 +333,7 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 				continue // a folder that is not there holds no skills
 			}
 			found = append(found, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir,
-				Err: &skill.LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + skill.ErrorReason(errors.Unwrap(err))}})
+				Err: &skill.LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + skill.OSReason(errors.Unwrap(err))}})
 		}
 		sort.Slice(found, func(a, b int) bool { return found[a].rel < found[b].rel })
 		if reals == nil && len(all) > 0 && len(found) > 0 {
@@ -383,7 +381,7 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 
 func newEntry(r *Root, f *skilltree.Found, dropBody bool) *Entry {
 	name := filepath.Base(f.Dir)
-	e := &Entry{Name: name, Source: r.Source, Plugin: r.Plugin, Dir: f.Dir, real: f.Real, rel: f.Rel, Agents: r.Agents}
+	e := &Entry{Name: name, Source: r.Source, Plugin: r.Plugin, Dir: f.Dir, real: f.Real, rel: f.Rel}
 	if f.Err != nil {
 		e.Err = f.Err
 		if f.Skipped() {
@@ -404,7 +402,7 @@ func newEntry(r *Root, f *skilltree.Found, dropBody bool) *Entry {
 // Resolve finds a skill by id, by name, or by a path to a skill folder or its
 // SKILL.md. A path is tried when arg contains a path separator or names an
 // existing folder and no skill has that name. A broken skill gives its load error.
-func (c *Catalog) Resolve(arg, cwd string) (*skill.Skill, error) {
+func (c *Catalog) Resolve(ctx context.Context, arg, cwd string) (*skill.Skill, error) {
 	// id: the effective skill, else a shadowed one (the nearest of that id)
 	var byID *Entry
 	for _, e := range c.Entries {
@@ -444,8 +442,8 @@ func (c *Catalog) Resolve(arg, cwd string) (*skill.Skill, error) {
 		return nil, fmt.Errorf("%q is ambiguous: %s", arg, strings.Join(ids, ", "))
 	}
 	// path
-	if looksLikePath(arg) || existsDir(absFrom(cwd, arg)) {
-		return LoadPath(context.Background(), absFrom(cwd, arg))
+	if LooksLikePath(arg) || existsDir(absFrom(cwd, arg)) {
+		return LoadPath(ctx, absFrom(cwd, arg))
 	}
 	return nil, &skill.NotFoundError{What: "skill", Name: arg, Suggestions: c.Suggest(arg)}
 }
@@ -455,10 +453,6 @@ func (e *Entry) result() (*skill.Skill, error) {
 		return nil, fmt.Errorf("skill %s cannot be loaded: %w", e.ID(), e.Err)
 	}
 	return e.Skill, nil
-}
-
-func looksLikePath(s string) bool {
-	return strings.ContainsAny(s, `/\`) || s == "." || s == ".." || strings.HasSuffix(strings.ToLower(s), ".md")
 }
 
 func existsDir(p string) bool {
@@ -567,9 +561,10 @@ func LoadPath(ctx context.Context, p string) (*skill.Skill, error) {
 	return skill.Load(dir, skill.LoadOptions{Source: skill.SourcePath})
 }
 
-// LooksLikePath reports whether a command argument names a path rather than a skill.
+// LooksLikePath reports whether a command argument names a path rather
+// than a skill: it holds a path separator, is . or .., or ends in .md.
 func LooksLikePath(arg string) bool {
-	return strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".."
+	return strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." || strings.HasSuffix(strings.ToLower(arg), ".md")
 }
 
 // Find finds a skill by id, name or path. A path is loaded without
@@ -582,5 +577,5 @@ func Find(ctx context.Context, o Options, arg string) (*skill.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cat.Resolve(arg, o.Cwd)
+	return cat.Resolve(ctx, arg, o.Cwd)
 }

@@ -58,6 +58,17 @@ func Count(fs []Finding, sev string) int {
 	return n
 }
 
+// Only returns the findings of severity sev, in order.
+func Only(fs []Finding, sev string) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Severity == sev {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // TextStyle colours text output; nil functions leave text as it is.
 type TextStyle struct {
 	// Severity renders a severity word.

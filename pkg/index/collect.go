@@ -38,7 +38,7 @@ type Collected struct {
 // path wins.
 func Collect(ctx context.Context, paths []string, cwd string, dropBody bool) (*Collected, error) {
 	roots := make([]catalog.Root, 0, len(paths))
-	named := map[string]string{} // skill folders named directly → the path as given
+	named := map[string]bool{} // skill folders named directly
 	for _, p := range paths {
 		abs := p
 		if !filepath.IsAbs(abs) {
@@ -56,9 +56,9 @@ func Collect(ctx context.Context, paths []string, cwd string, dropBody bool) (*C
 		case !fi.IsDir() && !skilltree.IsSkillFile(filepath.Base(abs)):
 			return nil, fmt.Errorf("%s is neither a skill folder, a SKILL.md nor a folder of skills: %w", p, skill.ErrInvalid)
 		case !fi.IsDir():
-			named[filepath.Dir(abs)] = p
+			named[filepath.Dir(abs)] = true
 		default:
-			named[abs] = p
+			named[abs] = true
 		}
 		roots = append(roots, catalog.Root{Dir: abs, Source: skill.SourcePath})
 	}
@@ -67,29 +67,26 @@ func Collect(ctx context.Context, paths []string, cwd string, dropBody bool) (*C
 		return nil, err
 	}
 	out := &Collected{}
+	kept := map[string]string{} // id of an effective skill → its folder
+	for _, e := range cat.Entries {
+		if e.Skill != nil && e.ShadowedBy == "" {
+			kept[e.ID()] = e.Dir
+		}
+	}
 	for _, e := range cat.Entries {
 		switch {
 		case e.Err != nil:
-			if _, ok := named[e.Dir]; ok {
+			if named[e.Dir] {
 				return nil, fmt.Errorf("skill %s cannot be loaded: %w", e.Dir, e.Err)
 			}
 			out.Problems = append(out.Problems, catalog.Problem{Path: e.Dir, Source: e.Source, Reason: skill.ErrorReason(e.Err)})
 		case e.ShadowedBy != "":
-			out.Duplicates = append(out.Duplicates, Duplicate{Name: e.Name, Lost: e.Dir, Kept: winnerDir(cat, e)})
+			out.Duplicates = append(out.Duplicates, Duplicate{Name: e.Name, Lost: e.Dir, Kept: kept[e.ShadowedBy]})
 		default:
 			out.Items = append(out.Items, Item{Skill: e.Skill, RealDir: e.RealDir()})
 		}
 	}
 	return out, nil
-}
-
-func winnerDir(cat *catalog.Catalog, e *catalog.Entry) string {
-	for _, w := range cat.Entries {
-		if w.ShadowedBy == "" && w.Skill != nil && w.ID() == e.ShadowedBy {
-			return w.Dir
-		}
-	}
-	return ""
 }
 
 // Gather finds the skills to index: those at paths when there are any

@@ -130,14 +130,8 @@ type InvalidError struct {
 func (e *InvalidError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: skill %s has validation errors; nothing was installed:", e.Source, e.Skill)
-	var errs []findings.Finding
-	for _, f := range e.Findings {
-		if f.Severity == findings.Error {
-			errs = append(errs, f)
-		}
-	}
 	b.WriteByte('\n')
-	_ = findings.WriteText(&b, errs, findings.TextStyle{Prefix: "  "})
+	_ = findings.WriteText(&b, findings.Only(e.Findings, findings.Error), findings.TextStyle{Prefix: "  "})
 	return strings.TrimSuffix(b.String(), "\n")
 }
 

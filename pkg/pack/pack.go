@@ -157,6 +157,15 @@ func SkillName(dir string) string {
 // Write packs the skill folder dir into w and returns the archive's sha256
 // (hex). It does not validate the skill; callers do that first.
 func Write(ctx context.Context, w io.Writer, dir string, opts Options) (string, error) {
+	files, err := List(dir, opts.Exclude)
+	if err != nil {
+		return "", fmt.Errorf("pack %s: %w", dir, err)
+	}
+	return writeFiles(ctx, w, dir, files, opts)
+}
+
+// writeFiles packs files (as List gave them for dir) into w.
+func writeFiles(ctx context.Context, w io.Writer, dir string, files []File, opts Options) (string, error) {
 	name := opts.Name
 	if name == "" {
 		name = SkillName(dir)
@@ -164,12 +173,9 @@ func Write(ctx context.Context, w io.Writer, dir string, opts Options) (string, 
 	if n, err := skill.CheckRelPath(name); err != nil || strings.Contains(n, "/") || n == "." {
 		return "", fmt.Errorf("%q cannot name the archive's top folder", name)
 	}
-	files, err := List(dir, opts.Exclude)
-	if err != nil {
-		return "", fmt.Errorf("pack %s: %w", dir, err)
-	}
 	h := sha256.New()
 	out := io.MultiWriter(w, h)
+	var err error
 	switch opts.Format {
 	case "", FormatZip:
 		err = writeZip(ctx, out, name, files)

@@ -80,14 +80,15 @@ func (p *Packer) Run(ctx context.Context, dir string) (*Result, error) {
 	opts := Options{Format: format, Name: name}
 	if path == "-" {
 		cw := &countingWriter{w: p.Stdout}
-		out.SHA256, err = Write(ctx, cw, skillDir, opts)
+		out.SHA256, err = writeFiles(ctx, cw, skillDir, files, opts)
 		out.Size = cw.n
 		return out, err
 	}
+	// The folder is listed once, before the temporary file exists, so an
+	// archive written inside the folder never packs itself.
 	err = atomicfs.Write(path, 0o644, func(f *os.File) error {
-		opts.Exclude = []string{path, f.Name()}
 		cw := &countingWriter{w: f}
-		sum, err := Write(ctx, cw, skillDir, opts)
+		sum, err := writeFiles(ctx, cw, skillDir, files, opts)
 		out.SHA256, out.Size = sum, cw.n
 		return err
 	})

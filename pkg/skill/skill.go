@@ -138,24 +138,6 @@ type LoadOptions struct {
 	// DropBody keeps only the typed fields (no Body, Summary, Doc or
 	// Frontmatter map), for listings of many skills.
 	DropBody bool
-	// buf, when set, is the read buffer to use instead of a pooled one
-	// (discovery workers keep one each).
-	buf *[]byte
-}
-
-// SkillFileName finds the SKILL.md of a skill folder: SKILL.md, else a lone
-// lowercase skill.md. It returns ErrNotFound when there is neither.
-func SkillFileName(dir string) (string, bool, error) {
-	p := filepath.Join(dir, "SKILL.md")
-	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-		return p, false, nil
-	}
-	lp := filepath.Join(dir, "skill.md")
-	if fi, err := os.Stat(lp); err == nil && !fi.IsDir() {
-		// On case-insensitive file systems skill.md may be SKILL.md itself.
-		return lp, true, nil
-	}
-	return "", false, &LoadError{Path: dir, Err: ErrNotFound, Reason: "no SKILL.md in the folder"}
 }
 
 // LoadError is a skill folder that could not be loaded.
@@ -182,11 +164,11 @@ func Load(dir string, opts LoadOptions) (*Skill, error) {
 		return err
 	}
 	file := filepath.Join(dir, "SKILL.md")
-	err := withSkillFile(file, opts.DropBody, opts.buf, load)
+	err := withSkillFile(file, opts.DropBody, nil, load)
 	lower := false
 	if err != nil && s == nil && errors.Is(err, fs.ErrNotExist) {
 		lfile := filepath.Join(dir, "skill.md")
-		if lerr := withSkillFile(lfile, opts.DropBody, opts.buf, load); lerr == nil {
+		if lerr := withSkillFile(lfile, opts.DropBody, nil, load); lerr == nil {
 			err, lower = nil, true
 		} else if !errors.Is(lerr, fs.ErrNotExist) {
 			err = lerr

@@ -70,8 +70,6 @@ type Found struct {
 	File string
 	// Data is the skill file's content, valid only during the visit.
 	Data []byte
-	// Linked is set when Dir was reached through a symbolic link.
-	Linked bool
 	// Err is set when the folder could not be read or loaded: a skill file
 	// that cannot be read (File set), a folder that cannot be listed, a
 	// broken link (ErrBrokenLink), a child of an agent folder without
@@ -135,7 +133,7 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	if err != nil {
 		return &RootError{Path: dir, Err: err}
 	}
-	w := &walker{ctx: ctx, o: o, root: dir, rootReal: real, visit: visit}
+	w := &walker{o: o, root: dir, rootReal: real, visit: visit}
 	if o.GitIgnore && o.Layout == Tree && fi.IsDir() {
 		w.ignore = rulesAbove(dir)
 	}
@@ -168,7 +166,6 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 }
 
 type walker struct {
-	ctx      context.Context
 	o        Options
 	root     string
 	rootReal string
@@ -204,7 +201,7 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 		dir := filepath.Join(w.root, name)
 		real, err := filepath.EvalSymlinks(dir)
 		if err != nil {
-			w.visit(&Found{Dir: dir, Rel: name, Linked: true, Err: linkError(dir, err)})
+			w.visit(&Found{Dir: dir, Rel: name, Err: linkError(dir, err)})
 			continue
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
@@ -221,14 +218,19 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 
 // run looks at the folder of one job.
 func (w *walker) run(p *pool, j job, buf *[]byte) {
-	f := &Found{Dir: filepath.Join(j.parent.Dir, j.name), Rel: j.name, Real: j.real, Linked: j.real != ""}
-	if j.parent.Rel != "." {
-		f.Rel = j.parent.Rel + "/" + j.name
-	}
+	f := &Found{Dir: filepath.Join(j.parent.Dir, j.name), Rel: relJoin(j.parent.Rel, j.name), Real: j.real}
 	if f.Real == "" {
 		f.Real = filepath.Join(j.parent.Real, j.name)
 	}
 	w.folder(p, f, buf, j.rules)
+}
+
+// relJoin is the slash path of name in the folder rel ("." is the top).
+func relJoin(rel, name string) string {
+	if rel == "." {
+		return name
+	}
+	return rel + "/" + name
 }
 
 // skip reports whether an entry of an agent's folder is never a skill.
@@ -270,10 +272,6 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 	var jobs []job
 	for _, e := range ents {
 		name := e.Name()
-		rel := name
-		if f.Rel != "." {
-			rel = f.Rel + "/" + name
-		}
 		if SkipDir(name) {
 			continue
 		}
@@ -296,7 +294,7 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 			continue
 		}
-		w.visit(&Found{Dir: dir, Rel: rel, Real: real, Linked: true, Err: problem(dir, ErrLinkOutside)})
+		w.visit(&Found{Dir: dir, Rel: relJoin(f.Rel, name), Real: real, Err: problem(dir, ErrLinkOutside)})
 	}
 	p.push(jobs...)
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // readSkillFile reads a SKILL.md with the loader's reader. A folder named
-// SKILL.md reads as errNotRegular, so that walks look inside it.
+// SKILL.md reads as errNotRegular (the finder, pkg/skilltree, never takes
+// such a folder for a skill).
 func readSkillFile(path string) ([]byte, error) {
 	data, err := skill.ReadSkillFile(path)
 	if err != nil && errors.Is(err, syscall.EISDIR) {
