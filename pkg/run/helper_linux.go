@@ -1,12 +1,15 @@
 package run
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -42,6 +45,8 @@ type helperSpec struct {
 	DropEnv []string `json:"dropEnv,omitempty"`
 	// DropCaps empties the capability sets the script can get.
 	DropCaps bool `json:"dropCaps,omitempty"`
+	// Seccomp is the system call filter of the script (nil: none).
+	Seccomp *seccompRules `json:"seccomp,omitempty"`
 }
 
 // Landlock modes of the helper.
@@ -51,31 +56,48 @@ const (
 	landlockOff     = "off"
 )
 
-// helperStatusFD is the helper's status pipe.
+// helperStatusFD is the helper's status pipe, in skillctl's helper and in
+// its second stage alike.
 const helperStatusFD = 3
 
-// HelperMain is the sandbox helper (skillctl __sandbox-exec SPEC). It
-// confines itself (private /proc, subreaper, rlimits, Landlock, no
-// capabilities), reports on fd 3, starts the script with its own
-// environment and streams, forwards termination signals to every process
-// the script started, kills whatever is left when the script exits, and
-// returns the script's status (128+N for signal N, 127 when it could not
-// be executed). A helper that could not confine itself returns an error
-// (also reported on fd 3), and nothing ran.
+// helperStage is the first argument of the helper's second stage.
+const helperStage = "--stage"
+
+// Exit status of the helper when the second stage could not set up.
+const stageFailed = 125
+
+// HelperMain is the sandbox helper (skillctl __sandbox-exec SPEC), in two
+// processes so that the script can never reach the one that supervises it:
+//
+//   - the supervisor (this process) stays outside the script's Landlock
+//     domain and seccomp filter: it sets up /proc, becomes a subreaper (or
+//     is pid 1 of the sandbox's pid namespace), starts the second stage in a process
+//     group of its own, forwards termination signals, and when the script
+//     exits kills and reaps everything it left, reporting on fd 3 that
+//     nothing is left (verified: no child remains);
+//   - the second stage (skillctl __sandbox-exec --stage SPEC) applies the
+//     resource limits, Landlock, the capability drop and the seccomp
+//     filter to itself, marks every descriptor but 0, 1 and 2 close-on-exec
+//     and executes the script in place.
+//
+// It returns the script's status (128+N for signal N, 127 when it could
+// not be executed). A helper that could not confine itself returns an
+// error (also reported on fd 3), and nothing ran.
 func HelperMain(args []string) (int, error) {
-	// Capabilities and the bounding set are per thread: drop them and fork
-	// from the same one.
-	runtime.LockOSThread()
-	syscall.CloseOnExec(helperStatusFD) // the script must not inherit it
+	if len(args) == 2 && args[0] == helperStage {
+		return stageMain(args[1])
+	}
+	syscall.CloseOnExec(helperStatusFD) // the second stage gets its own
 	status := os.NewFile(helperStatusFD, "status")
 	report := func(st helperStatus) {
 		if status == nil {
 			return
 		}
 		b, _ := json.Marshal(st)
-		_, _ = status.Write(append(b, '\n'))
-		status.Close()
-		status = nil
+		if _, err := status.Write(append(b, '\n')); err != nil {
+			status.Close()
+			status = nil
+		}
 	}
 	fail := func(format string, a ...any) (int, error) {
 		msg := fmt.Sprintf(format, a...)
@@ -89,6 +111,11 @@ func HelperMain(args []string) (int, error) {
 	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil || len(spec.Argv) == 0 {
 		return fail("bad sandbox helper specification: %v", err)
 	}
+	// Every signal is caught, so that none the script can send (in a pid
+	// namespace it can signal pid 1 only where a handler exists) stops the
+	// supervisor.
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs)
 	pid1 := os.Getpid() == 1
 	proc := ""
 	if spec.MountProc && pid1 {
@@ -103,7 +130,75 @@ func HelperMain(args []string) (int, error) {
 			return fail("cannot become a subreaper: %v", err)
 		}
 	}
-	setRlimits()
+	self, err := os.Executable()
+	if err != nil {
+		return fail("cannot find skillctl's own executable: %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fail("pipe: %v", err)
+	}
+	pid, err := syscall.ForkExec(self, []string{helperName, HelperCommand, helperStage, args[0]}, &syscall.ProcAttr{
+		Dir: spec.Dir, Env: os.Environ(), Files: []uintptr{0, 1, 2, w.Fd()},
+		Sys: &syscall.SysProcAttr{Setpgid: true}})
+	w.Close()
+	if err != nil {
+		r.Close()
+		return fail("cannot start the sandbox's second stage: %v", err)
+	}
+	// The second stage reports its Landlock ABI, then either execs (the
+	// pipe closes) or says why it could not.
+	st := helperStatus{OK: true, Proc: proc, Group: pid}
+	sc := bufio.NewScanner(io.LimitReader(r, 64<<10))
+	for sc.Scan() {
+		var line helperStatus
+		if json.Unmarshal(sc.Bytes(), &line) != nil {
+			continue
+		}
+		if line.Landlock > 0 {
+			st.Landlock = line.Landlock
+		}
+		if line.Error != "" {
+			st = helperStatus{Stage: line.Stage, Error: line.Error}
+		}
+	}
+	r.Close()
+	report(st)
+	if !st.OK {
+		_, _ = syscall.Wait4(pid, nil, 0, nil)
+		if st.Stage == "start" {
+			report(helperStatus{Done: true})
+			return 127, nil
+		}
+		return 0, errors.New(st.Error)
+	}
+	code := supervise(pid, pid1, sigs)
+	left := killRest(pid, pid1)
+	report(helperStatus{Done: true, Left: left})
+	return code, nil
+}
+
+// stageMain is the second stage: confine this process, then become the script.
+func stageMain(specJSON string) (int, error) {
+	// Capabilities, the seccomp filter and the exec are per thread: do all
+	// on this one.
+	runtime.LockOSThread()
+	syscall.CloseOnExec(helperStatusFD)
+	status := os.NewFile(helperStatusFD, "status")
+	say := func(st helperStatus) {
+		b, _ := json.Marshal(st)
+		_, _ = status.Write(append(b, '\n'))
+	}
+	fail := func(format string, a ...any) (int, error) {
+		msg := fmt.Sprintf(format, a...)
+		say(helperStatus{Stage: "setup", Error: msg})
+		return stageFailed, errors.New(msg)
+	}
+	var spec helperSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil || len(spec.Argv) == 0 {
+		return fail("bad sandbox helper specification: %v", err)
+	}
+	lim := scriptLimits()
 	abi := 0
 	if spec.Landlock != landlockOff {
 		v, err := applyLandlock(&spec)
@@ -113,27 +208,55 @@ func HelperMain(args []string) (int, error) {
 		abi = v
 	}
 	if spec.DropCaps {
-		dropCapabilities()
+		if err := dropCapabilities(); err != nil {
+			return fail("cannot drop capabilities: %v", err)
+		}
 	}
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	if spec.Seccomp != nil {
+		if err := applySeccomp(*spec.Seccomp); err != nil {
+			return fail("%v", err)
+		}
+	}
 	for _, k := range spec.DropEnv {
 		os.Unsetenv(k)
 	}
-	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, &syscall.ProcAttr{
-		Dir: spec.Dir, Env: os.Environ(), Files: []uintptr{0, 1, 2}})
-	if err != nil {
-		report(helperStatus{Stage: "start", Error: fmt.Sprintf("cannot execute %s: %v", spec.Argv[0], err)})
-		return 127, nil
+	env := os.Environ()
+	say(helperStatus{Landlock: abi})
+	if err := closeExtraFiles(); err != nil {
+		return fail("cannot close inherited descriptors: %v", err)
 	}
-	report(helperStatus{OK: true, Landlock: abi, Proc: proc})
-	return supervise(pid, pid1, sigs), nil
+	lim.apply()
+	err := syscall.Exec(spec.Argv[0], spec.Argv, env)
+	say(helperStatus{Stage: "start", Error: fmt.Sprintf("cannot execute %s: %v", spec.Argv[0], err)})
+	return 127, nil
 }
 
-// supervise reaps every child, forwards signals, and returns the script's
-// status once it exited and nothing it started is left.
+// closeExtraFiles marks every descriptor from 3 up close-on-exec, so that
+// the script inherits only its stdin, stdout and stderr.
+func closeExtraFiles() error {
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return nil
+	}
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
+}
+
+// supervise reaps children and forwards termination signals until the
+// script (main) exited, and returns its status.
 func supervise(main int, pid1 bool, sigs chan os.Signal) int {
-	code := -1
 	for {
 		for {
 			var ws syscall.WaitStatus
@@ -142,20 +265,16 @@ func supervise(main int, pid1 bool, sigs chan os.Signal) int {
 				break
 			}
 			if pid == main {
-				code = waitCode(ws)
+				return waitCode(ws)
 			}
 		}
-		if code >= 0 {
-			killRest(pid1)
-			return code
-		}
-		switch sig := (<-sigs).(syscall.Signal); sig {
-		case syscall.SIGCHLD:
+		sig, _ := (<-sigs).(syscall.Signal)
+		switch sig {
 		case syscall.SIGHUP:
 			// The parent is gone (parent-death signal): stop everything now.
-			killRest(pid1)
-		default:
-			forward(sig, pid1)
+			killGroup(main, pid1)
+		case syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT:
+			forward(sig, main, pid1)
 		}
 	}
 }
@@ -167,35 +286,49 @@ func waitCode(ws syscall.WaitStatus) int {
 	return ws.ExitStatus()
 }
 
-// forward passes a termination signal to every process below the helper.
-func forward(sig syscall.Signal, pid1 bool) {
+// forward passes a termination signal to every process the script started.
+func forward(sig syscall.Signal, group int, pid1 bool) {
 	if pid1 {
 		_ = syscall.Kill(-1, sig) // everything in the pid namespace but us
 		return
 	}
+	_ = syscall.Kill(-group, sig)
 	for _, p := range descendants(os.Getpid()) {
 		_ = syscall.Kill(p, sig)
 	}
 }
 
-// killRest kills everything the script left behind and reaps it.
-func killRest(pid1 bool) {
+func killGroup(group int, pid1 bool) {
+	if pid1 {
+		_ = syscall.Kill(-1, syscall.SIGKILL)
+		return
+	}
+	_ = syscall.Kill(-group, syscall.SIGKILL)
+}
+
+// killRest kills everything the script left behind and reaps it. As a
+// subreaper (or pid 1), every process the script started ends up as a
+// child, so "no child left" means nothing is left. It returns how many
+// children were still there at the deadline.
+func killRest(group int, pid1 bool) int {
 	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if pid1 {
-			_ = syscall.Kill(-1, syscall.SIGKILL)
-		} else {
+	for {
+		killGroup(group, pid1)
+		if !pid1 {
 			killDescendants(os.Getpid())
 		}
 		for {
 			var ws syscall.WaitStatus
 			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
 			if errors.Is(err, syscall.ECHILD) {
-				return
+				return 0
 			}
 			if pid <= 0 {
 				break
 			}
+		}
+		if time.Now().After(deadline) {
+			return max(1, len(descendants(os.Getpid())))
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -213,27 +346,6 @@ func mountPrivateProc() error {
 	return nil
 }
 
-// Resource limits of sandboxed scripts.
-const (
-	rlimitFiles    = 4096
-	rlimitFileSize = 1 << 30
-)
-
-// setRlimits: no core dumps, at most 4096 open files, no file over 1 GiB.
-func setRlimits() {
-	lower := func(res int, v uint64) {
-		var r unix.Rlimit
-		if unix.Getrlimit(res, &r) != nil {
-			return
-		}
-		r.Cur, r.Max = min(r.Cur, v), min(r.Max, v)
-		_ = unix.Setrlimit(res, &r)
-	}
-	lower(unix.RLIMIT_CORE, 0)
-	lower(unix.RLIMIT_NOFILE, rlimitFiles)
-	lower(unix.RLIMIT_FSIZE, rlimitFileSize)
-}
-
 // LandlockABI is the Landlock ABI version the kernel offers (0: none).
 func LandlockABI() int {
 	v, err := llsys.LandlockGetABIVersion()
@@ -248,6 +360,10 @@ var landlockPresets = []landlock.Config{{}, landlock.V1, landlock.V2, landlock.V
 
 // minNetLandlock is the first ABI that restricts TCP.
 const minNetLandlock = 4
+
+// minScopeLandlock is the first ABI that scopes signals and abstract unix
+// sockets to the domain.
+const minScopeLandlock = 6
 
 // applyLandlock restricts the helper (and so the script) to the spec's
 // paths and, unless the network is granted, forbids TCP bind/connect (UDP
@@ -289,20 +405,33 @@ func applyLandlock(spec *helperSpec) (int, error) {
 	return 0, lastErr
 }
 
-// dropCapabilities leaves the script no way to gain capabilities: empty
-// bounding, ambient and inheritable sets (best effort; without
-// CAP_SETPCAP there is nothing to drop).
-func dropCapabilities() {
+// dropCapabilities leaves the script no capability: empty bounding (where
+// this process may change it), ambient, inheritable, permitted and
+// effective sets. With no_new_privs (set with the seccomp filter or
+// Landlock), executing a file cannot grant any back. It fails when the
+// script would run as root with a bounding set it could not empty, since
+// root gets the bounding set back on exec.
+func dropCapabilities() error {
+	boundingKept := false
 	for c := 0; c <= 63; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); errors.Is(err, unix.EINVAL) {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if errors.Is(err, unix.EINVAL) {
 			break
+		}
+		if err != nil {
+			if r, _ := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); r == 1 {
+				boundingKept = true
+			}
 		}
 	}
 	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if unix.Capget(&hdr, &data[0]) == nil {
-		data[0].Inheritable, data[1].Inheritable = 0, 0
-		_ = unix.Capset(&hdr, &data[0])
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return err
 	}
+	if boundingKept && os.Geteuid() == 0 {
+		return errors.New("the bounding set cannot be emptied and the script would run as root")
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"sync/atomic"
 )
 
 // Isolation tiers (SPEC §7), strongest first on each platform.
@@ -66,6 +67,13 @@ type launch struct {
 	// everything that is left, for good.
 	terminate func()
 	kill      func()
+	// hostGroup: the script's process group (Group of the helper's status)
+	// is one skillctl can signal (no pid namespace between them); group
+	// holds it once known.
+	hostGroup bool
+	group     atomic.Int64
+	// waited is set once the process was waited for.
+	waited atomic.Bool
 	// afterWait, when set, runs once the process was waited for (tiers
 	// without a helper sweep the process group there).
 	afterWait func()

@@ -11,6 +11,7 @@ import (
 // procEntry is one process as /proc/PID/stat describes it.
 type procEntry struct {
 	pid, ppid, pgid int
+	zombie          bool
 }
 
 // readProcs lists the processes visible in /proc.
@@ -42,7 +43,7 @@ func readProcs() []procEntry {
 		}
 		ppid, _ := strconv.Atoi(string(f[1]))
 		pgid, _ := strconv.Atoi(string(f[2]))
-		out = append(out, procEntry{pid: pid, ppid: ppid, pgid: pgid})
+		out = append(out, procEntry{pid: pid, ppid: ppid, pgid: pgid, zombie: string(f[0]) == "Z"})
 	}
 	return out
 }
@@ -84,4 +85,36 @@ func killDescendants(root int) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// sweepGroup kills the process group g until no live process is left in it
+// (a zombie waiting for its parent counts as gone), for up to two seconds,
+// and returns how many are left.
+func sweepGroup(g int) int {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_ = syscall.Kill(-g, syscall.SIGKILL)
+		n := 0
+		for _, p := range readProcs() {
+			if p.pgid == g && !p.zombie {
+				n++
+			}
+		}
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sweep stops what is left of the script's process group after its
+// supervisor ended without its last word, and returns how many of its
+// processes are still alive (0 where the kernel already ended them all:
+// a pid namespace dies with its first process).
+func (l *launch) sweep() int {
+	g := int(l.group.Load())
+	if !l.hostGroup || g <= 0 {
+		return 0
+	}
+	return sweepGroup(g)
 }

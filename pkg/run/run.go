@@ -255,6 +255,13 @@ func (o *Options) Run(ctx context.Context) (*Report, error) {
 		return finish(err)
 	}
 	rec.running(o.now())
+	if mode == skill.ModeSandbox && o.StateDir != "" {
+		// A first line before the script starts: a run whose skillctl is
+		// killed (by the script, in tier none) still leaves its record.
+		if werr := AppendRecord(o.StateDir, rec); werr != nil {
+			o.note(Note{Kind: NoteRecordFailed, Err: werr})
+		}
+	}
 	var err error
 	if mode == skill.ModeDirect {
 		rep.Direct, err = o.runDirect()

@@ -297,6 +297,12 @@ type helperStatus struct {
 	Error    string `json:"error,omitempty"`
 	Landlock int    `json:"landlock,omitempty"`
 	Proc     string `json:"proc,omitempty"` // how /proc was set up
+	// Group is the script's process group (the supervisor's pid namespace).
+	Group int `json:"group,omitempty"`
+	// Done is the supervisor's last word: the script exited and Left of
+	// its processes could not be stopped (0: verified, nothing is left).
+	Done bool `json:"done,omitempty"`
+	Left int  `json:"left,omitempty"`
 }
 
 // attempt runs the script under one tier. A setup error means nothing of the
@@ -343,9 +349,11 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 	if l.afterStart != nil {
 		l.afterStart()
 	}
+	var status *bufio.Reader
 	if l.status != nil {
-		st := readStatus(l.status)
-		l.status.Close()
+		defer l.status.Close()
+		status = bufio.NewReader(io.LimitReader(l.status, 64<<10))
+		st := readStatus(status)
 		switch {
 		case st.OK:
 			if st.Landlock > 0 {
@@ -353,6 +361,9 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 			}
 			if st.Proc != "" {
 				l.iso.Processes += ", /proc " + st.Proc
+			}
+			if l.hostGroup {
+				l.group.Store(int64(st.Group))
 			}
 			o.note(Note{Kind: NoteIsolation, Isolation: l.iso})
 			g.release()
@@ -380,6 +391,7 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 		}
 	}
 	werr := l.cmd.Wait()
+	l.waited.Store(true)
 	ctl.finished()
 	if l.afterWait != nil {
 		l.afterWait()
@@ -390,6 +402,24 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 		Output: stdout.capture.String(), Error: stderr.capture.String(),
 		Truncated: stdout.capture.truncated || stderr.capture.truncated}
 	code := exitStatus(l.cmd.ProcessState)
+	if status != nil {
+		// The supervisor's last word says whether everything the script
+		// started is gone; without it (the supervisor itself was stopped),
+		// skillctl stops what it can reach and checks.
+		final := readStatus(status)
+		left := final.Left
+		if !final.Done {
+			left = l.sweep()
+		}
+		switch {
+		case left > 0:
+			res.Status = "error"
+			return res, nil, fmt.Errorf("run %s: %d of the script's processes could not be stopped; stop them by hand (process group %d)", p.skillName, left, l.group.Load())
+		case !final.Done && ctx.Err() == nil && tctx.Err() == nil:
+			res.Status = "error"
+			return res, nil, fmt.Errorf("run %s: the sandbox supervisor ended before the script did (%v); every process of the script was stopped", p.skillName, werr)
+		}
+	}
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		res.Status = "timeout"
@@ -443,10 +473,11 @@ func (c *control) finished() {
 	}
 }
 
-// readStatus reads the helper's one status line; EOF without one means the
-// helper never got to run (the sandbox tool failed before it).
-func readStatus(f *os.File) helperStatus {
-	data, _ := bufio.NewReader(io.LimitReader(f, 64<<10)).ReadString('\n')
+// readStatus reads one status line of the helper; EOF without one means the
+// helper never got to run (the sandbox tool failed before it), or ended
+// without its last word.
+func readStatus(f *bufio.Reader) helperStatus {
+	data, _ := f.ReadString('\n')
 	var st helperStatus
 	if strings.TrimSpace(data) == "" {
 		return st

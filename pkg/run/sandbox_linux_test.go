@@ -313,8 +313,10 @@ func testExitCode(t *testing.T, tier string) {
 	assert.Equal(t, "out\n", res.Output)
 	assert.Equal(t, "oops\n", res.Error)
 	recs := readRecords(t, o.StateDir)
-	require.Len(t, recs, 1)
-	rec := recs[0]
+	require.Len(t, recs, 2, "a running line before the script started, the final one after")
+	assert.Equal(t, StateRunning, recs[0].State.Status)
+	assert.Equal(t, recs[0].ID, recs[1].ID)
+	rec := recs[1]
 	assert.Equal(t, []string{StatePending, StateRunning, StateError}, statuses(rec))
 	assert.Equal(t, StateError, rec.State.Status)
 	assert.Contains(t, rec.State.Error, "exited with status 7")
@@ -391,9 +393,10 @@ func TestUnavailableTierExits125(t *testing.T) {
 			assert.Equal(t, "sandbox", rep.Failure.Details.Cause)
 			assert.Equal(t, "never", rep.Failure.Details.SkillName)
 			recs := readRecords(t, o.StateDir)
-			require.Len(t, recs, 1)
-			assert.Equal(t, []string{StatePending, StateRunning, StateError}, statuses(recs[0]))
-			assert.Equal(t, 125, recs[0].State.Metadata.ExitCode)
+			require.Len(t, recs, 2)
+			last := recs[len(recs)-1]
+			assert.Equal(t, []string{StatePending, StateRunning, StateError}, statuses(last))
+			assert.Equal(t, 125, last.State.Metadata.ExitCode)
 		})
 	}
 }

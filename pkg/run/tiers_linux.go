@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func platformTiers() []tier { return []tier{bwrapTier{}, namespacesTier{}, landlockTier{}} }
@@ -71,6 +74,8 @@ func helperCommand(ctx context.Context, p *plan, spec helperSpec, tierName strin
 	cmd.Env = withEnv(p.env, tierName)
 	cmd.Dir = p.workdir
 	cmd.ExtraFiles = []*os.File{w}
+	// A session of its own: no controlling terminal, one group to stop.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd, r, w, nil
 }
 
@@ -136,7 +141,13 @@ func bwrapArgs(p *plan, spec []byte) []string {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
-	return append(a, "--info-fd", "4", "--", helperInBwrap, HelperCommand, string(spec))
+	return append(a, "--info-fd", "4")
+}
+
+// bwrapCommand is what follows bwrap's options: the helper and its spec,
+// which holds no secret.
+func bwrapCommand(spec []byte) []string {
+	return []string{"--", helperInBwrap, HelperCommand, string(spec)}
 }
 
 func (bwrapTier) prepare(ctx context.Context, p *plan) (*launch, error) {
@@ -146,6 +157,12 @@ func (bwrapTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 	}
 	spec := helperSpecFor(p)
 	spec.Landlock = landlockTry // a second wall where the kernel has it
+	// bwrap brings the private loopback up; without the network
+	// permission the seccomp filter leaves the script no IP or unix socket.
+	spec.DropCaps = true
+	if SeccompAvailable() {
+		spec.Seccomp = &seccompRules{NoSockets: !p.network}
+	}
 	if !hasEnv(p.env, "PWD") {
 		spec.DropEnv = []string{"PWD"} // bwrap sets it
 	}
@@ -163,16 +180,27 @@ func (bwrapTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 		statusW.Close()
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bw, bwrapArgs(p, data)...)
+	// Every argument goes through --args, so that no variable the script
+	// is granted shows on bwrap's command line (/proc/PID/cmdline).
+	args, err := argsFile(bwrapArgs(p, data))
+	if err != nil {
+		statusR.Close()
+		statusW.Close()
+		infoR.Close()
+		infoW.Close()
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bw, append([]string{"--args", "5"}, bwrapCommand(data)...)...)
 	cmd.Env = []string{}
-	cmd.ExtraFiles = []*os.File{statusW, infoW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.ExtraFiles = []*os.File{statusW, infoW, args}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	var helperPID atomic.Int64
 	l := &launch{cmd: cmd, status: statusR,
 		iso: Isolation{Tier: TierBwrap, Network: networkWord(p.network), Filesystem: fsBwrap, Processes: procPidNS}}
 	l.afterStart = func() {
 		statusW.Close()
 		infoW.Close()
+		args.Close()
 		if cmd.Process != nil {
 			var info struct {
 				ChildPID int `json:"child-pid"`
@@ -197,6 +225,30 @@ func (bwrapTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	return l, nil
+}
+
+// argsFile holds NUL-separated arguments in an anonymous memory file, for
+// bwrap --args.
+func argsFile(args []string) (*os.File, error) {
+	fd, err := unix.MemfdCreate("skillctl-bwrap-args", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("bwrap arguments: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "bwrap-args")
+	var b strings.Builder
+	for _, a := range args {
+		b.WriteString(a)
+		b.WriteByte(0)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func hasEnv(env []string, k string) bool {
@@ -243,12 +295,16 @@ func (namespacesTier) check(p *plan) error {
 	if LandlockABI() < 1 {
 		return errors.New("needs Landlock, which this kernel does not offer")
 	}
+	if !SeccompAvailable() {
+		return errNoSeccomp
+	}
 	return nil
 }
 
 func (namespacesTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 	spec := helperSpecFor(p)
 	spec.Landlock, spec.MountProc, spec.DropCaps = landlockRequire, true, true
+	spec.Seccomp = &seccompRules{NoSockets: !p.network}
 	cmd, statusR, statusW, err := helperCommand(ctx, p, spec, TierNamespaces)
 	if err != nil {
 		return nil, err
@@ -258,7 +314,7 @@ func (namespacesTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 		flags |= syscall.CLONE_NEWNET
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags,
+		Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags,
 		// Root of its own user namespace, so that it can mount /proc; the
 		// script gets no capabilities (the helper drops them).
 		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
@@ -292,6 +348,10 @@ func (landlockTier) check(p *plan) error {
 		return errors.New("this kernel has no Landlock (or it is disabled at boot)")
 	case !p.network && abi < minNetLandlock:
 		return fmt.Errorf("this kernel's Landlock ABI %d cannot restrict the network (needs %d)", abi, minNetLandlock)
+	case abi < minScopeLandlock:
+		return fmt.Errorf("this kernel's Landlock ABI %d cannot keep the script from signalling skillctl and its supervisor or reaching abstract unix sockets (needs %d)", abi, minScopeLandlock)
+	case !SeccompAvailable():
+		return errNoSeccomp
 	}
 	return nil
 }
@@ -299,6 +359,7 @@ func (landlockTier) check(p *plan) error {
 func (landlockTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 	spec := helperSpecFor(p)
 	spec.Landlock, spec.Subreaper, spec.NetByLandlock, spec.DropCaps = landlockRequire, true, true, true
+	spec.Seccomp = &seccompRules{KeepGroup: true, NoSockets: !p.network}
 	return reaperLaunch(ctx, p, spec, Isolation{Tier: TierLandlock, Network: networkWord(p.network),
 		Filesystem: fsLandlock, Processes: procReaper})
 }
@@ -310,14 +371,24 @@ func reaperLaunch(ctx context.Context, p *plan, spec helperSpec, iso Isolation) 
 		return nil, err
 	}
 	// SIGHUP when skillctl dies: the helper kills the tree before it goes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGHUP}
-	l := &launch{cmd: cmd, status: statusR, iso: iso}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGHUP
+	l := &launch{cmd: cmd, status: statusR, iso: iso, hostGroup: true}
 	l.afterStart = func() { statusW.Close() }
 	l.terminate = func() { _ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM) }
 	l.kill = func() {
+		// The script's group first: with setsid and setpgid disabled it
+		// holds every process the script started.
+		if g := int(l.group.Load()); g > 0 {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
+		}
 		killDescendants(cmd.Process.Pid) // the helper is still alive, so orphans stay below it
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// The supervisor reaps, verifies and reports; only if it does not
+		// end by itself is it stopped too.
+		time.AfterFunc(time.Second, func() {
+			if !l.waited.Load() {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			}
+		})
 	}
 	return l, nil
 }
@@ -333,6 +404,9 @@ func (noneTier) check(p *plan) error { return checkSelf(p) }
 func (noneTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 	spec := helperSpecFor(p)
 	spec.Landlock, spec.Subreaper, spec.Network = landlockOff, true, true
+	if SeccompAvailable() {
+		spec.Seccomp = &seccompRules{KeepGroup: true}
+	}
 	return reaperLaunch(ctx, p, spec, Isolation{Tier: TierNone, Unsandboxed: true, Network: "host",
 		Filesystem: fsUnlimited, Processes: procReaper})
 }
