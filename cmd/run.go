@@ -256,7 +256,7 @@ func runHint(err error) error {
 	switch {
 	case errors.As(err, &ie):
 		flag := map[run.InputKind]string{run.InputJSON: "--input-json", run.InputPair: "--input " + ie.Arg,
-			run.InputMode: "--mode", run.InputWorkdir: "--workdir " + ie.Arg}[ie.Kind]
+			run.InputMode: "--mode", run.InputWorkdir: "--workdir " + ie.Arg, run.InputTimeout: "--timeout"}[ie.Kind]
 		if ie.Kind == run.InputJSON && (ie.Arg == "-" || strings.HasPrefix(ie.Arg, "@")) {
 			flag += " " + ie.Arg
 		}

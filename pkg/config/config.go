@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 // Permission actions.
@@ -287,20 +289,30 @@ func (c *Config) mergeRun(file string, v *yaml.Node) error {
 	return nil
 }
 
-// ParseTimeout reads a duration ("30s", "2m") or a number of milliseconds.
+// ParseTimeout reads a duration ("30s", "2m") or a number of milliseconds,
+// from 1 ms to 24 h.
 func ParseTimeout(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if ms <= 0 {
-			return 0, fmt.Errorf("timeout must be positive, not %q", s)
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil || isRange(err) {
+		ms, err := skill.ParseTimeoutMS(s)
+		if err != nil {
+			return 0, err
 		}
 		return time.Duration(ms) * time.Millisecond, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%q is not a positive duration (like 30s or 2m, or milliseconds)", s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (like 30s or 2m, or milliseconds)", s)
+	}
+	if err := skill.CheckTimeout(d); err != nil {
+		return 0, err
 	}
 	return d, nil
+}
+
+func isRange(err error) bool {
+	var ne *strconv.NumError
+	return errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange)
 }
 
 func strList(v *yaml.Node, file, key string) ([]string, error) {

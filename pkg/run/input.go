@@ -29,6 +29,7 @@ const (
 	InputPair                     // one KEY=VALUE pair
 	InputMode                     // the run mode
 	InputWorkdir                  // the working folder asked for
+	InputTimeout                  // the timeout asked for
 )
 
 func (e *InputError) Error() string {
@@ -39,6 +40,8 @@ func (e *InputError) Error() string {
 		return "mode: " + e.Msg
 	case InputWorkdir:
 		return "workdir " + e.Arg + ": " + e.Msg
+	case InputTimeout:
+		return "timeout " + e.Arg + ": " + e.Msg
 	}
 	switch {
 	case e.Arg == "-":

@@ -51,7 +51,7 @@ func (e *MissingInputError) Text(hint string) string {
 // final "ARGUMENTS: ..." line is appended, as Claude Code does.
 func Render(body string, rc RenderContext) (string, error) {
 	var b strings.Builder
-	b.Grow(len(body) + 64)
+	b.Grow(min(len(body)+64, RenderCap))
 	var missing, unknown []string
 	seen := map[string]bool{}
 	usedArgs := usesArguments(body)
@@ -61,24 +61,49 @@ func Render(body string, rc RenderContext) (string, error) {
 			*list = append(*list, name)
 		}
 	}
+	tooLarge := func() (string, error) {
+		return "", fmt.Errorf("%s: the rendered text would be larger than %d MiB (the body, the input or the arguments are too large)", rc.SkillName, RenderCap>>20)
+	}
+	// closeAt is the next "}}" at or after the scan position (-1: none
+	// left); it only moves forward, so the scan stays linear.
+	closeAt, closeFrom := 0, -1
+	nextClose := func(from int) int {
+		if closeFrom >= 0 && (closeAt < 0 || closeAt >= from) {
+			return closeAt
+		}
+		closeFrom = from
+		if j := strings.Index(body[from:], "}}"); j >= 0 {
+			closeAt = from + j
+		} else {
+			closeAt = -1
+		}
+		return closeAt
+	}
 	for i := 0; i < len(body); {
+		if b.Len() > RenderCap {
+			return tooLarge()
+		}
 		c := body[i]
 		switch {
 		case c == '\\' && strings.HasPrefix(body[i+1:], "{{"):
 			b.WriteString("{{")
 			i += 3
 		case c == '{' && strings.HasPrefix(body[i:], "{{"):
-			end := strings.Index(body[i+2:], "}}")
-			if end < 0 {
-				b.WriteString(body[i:])
-				i = len(body)
+			end := nextClose(i + 2)
+			if end < 0 || end-(i+2) > maxPlaceholder {
+				// No "}}" close enough: not a placeholder.
+				b.WriteString("{{")
+				i += 2
 				continue
 			}
-			raw := body[i : i+2+end+2]
-			expr := strings.TrimSpace(body[i+2 : i+2+end])
+			raw := body[i : end+2]
+			expr := strings.TrimSpace(body[i+2 : end])
 			val, kind := lookup(expr, rc)
 			switch kind {
 			case found:
+				if b.Len()+len(val) > RenderCap {
+					return tooLarge()
+				}
 				b.WriteString(val)
 			case notPlaceholder:
 				// Not ours (a template of some other kind): keep "{{" and go on
@@ -101,6 +126,9 @@ func Render(body string, rc RenderContext) (string, error) {
 				i++
 				continue
 			}
+			if b.Len()+len(text) > RenderCap {
+				return tooLarge()
+			}
 			b.WriteString(text)
 			i += n
 		default:
@@ -122,8 +150,19 @@ func Render(body string, rc RenderContext) (string, error) {
 		}
 		out += "\nARGUMENTS: " + strings.Join(rc.Args, " ") + "\n"
 	}
+	if len(out) > RenderCap {
+		return tooLarge()
+	}
 	return out, nil
 }
+
+// Limits of direct-mode rendering (SPEC §7): the output, the length of a
+// {{...}} placeholder, and the argument numbers $N and $ARGUMENTS[N] accept.
+const (
+	RenderCap      = 8 << 20
+	maxPlaceholder = 512
+	maxArgIndex    = 999
+)
 
 type lookupKind int
 
@@ -247,13 +286,18 @@ func dollar(s string, rc RenderContext) (int, string, bool) {
 	if strings.HasPrefix(s, "$ARGUMENTS") {
 		rest := s[len("$ARGUMENTS"):]
 		if strings.HasPrefix(rest, "[") {
-			if end := strings.IndexByte(rest, ']'); end > 1 {
-				if n, err := strconv.Atoi(rest[1:end]); err == nil && isDigits(rest[1:end]) {
-					if n < len(rc.Args) {
-						return len("$ARGUMENTS") + end + 1, rc.Args[n], true
-					}
-					return 0, "", false
+			digits := 1
+			for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+				digits++
+			}
+			if digits > 1 && digits < len(rest) && rest[digits] == ']' {
+				// $ARGUMENTS[N]: only a small N given on the command line;
+				// anything else stays as written (never $ARGUMENTS + "[N]").
+				n, err := strconv.Atoi(rest[1:digits])
+				if err == nil && n <= maxArgIndex && n < len(rc.Args) {
+					return len("$ARGUMENTS") + digits + 1, rc.Args[n], true
 				}
+				return 0, "", false
 			}
 		}
 		if rest != "" && isWordByte(rest[0]) {
@@ -269,7 +313,7 @@ func dollar(s string, rc RenderContext) (int, string, bool) {
 		return 0, "", false
 	}
 	n, err := strconv.Atoi(s[1:j])
-	if err != nil || n >= len(rc.Args) {
+	if err != nil || n > maxArgIndex || n >= len(rc.Args) {
 		return 0, "", false
 	}
 	return j, rc.Args[n], true
@@ -289,15 +333,6 @@ func usesArguments(body string) bool {
 		i += 1 + j
 	}
 	return false
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func isWordByte(c byte) bool {

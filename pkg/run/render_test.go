@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +72,46 @@ func TestRenderMissingListsEveryName(t *testing.T) {
 	assert.Equal(t, []string{"a", "b.c"}, me.Missing)
 	assert.Equal(t, []string{"{{system.nope}}"}, me.Unknown)
 	assert.Contains(t, err.Error(), "missing input for")
+}
+
+// Hostile bodies and inputs (SPEC §7, §15): rendering is linear and its
+// output capped; $ARGUMENTS[N] takes small N only.
+func TestRenderHostileInput(t *testing.T) {
+	rc := RenderContext{SkillName: "hostile", Now: time.Unix(0, 0)}
+	t.Run("2 MiB of {{", func(t *testing.T) {
+		body := strings.Repeat("{{", 1<<20) + "}}"
+		out, err := Render(body, rc)
+		require.NoError(t, err)
+		assert.Equal(t, body, out)
+	})
+	t.Run("{{ with a far }}", func(t *testing.T) {
+		body := "{{" + strings.Repeat("x", 4096) + "}} {{system.skillName}}"
+		out, err := Render(body, rc)
+		require.NoError(t, err)
+		assert.Equal(t, "{{"+strings.Repeat("x", 4096)+"}} hostile", out)
+	})
+	t.Run("$ARGUMENTS repeated", func(t *testing.T) {
+		rc := rc
+		rc.Args = []string{strings.Repeat("a", 1<<20)}
+		_, err := Render(strings.Repeat("$ARGUMENTS ", 3200), rc)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "larger than 8 MiB")
+	})
+	t.Run("input repeated", func(t *testing.T) {
+		rc := rc
+		rc.Input = map[string]any{"x": strings.Repeat("b", 1<<20)}
+		_, err := Render(strings.Repeat("{{input.x}}", 9), rc)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "larger than 8 MiB")
+	})
+	t.Run("large argument numbers stay as written", func(t *testing.T) {
+		rc := rc
+		rc.Args = make([]string, 1200)
+		for i := range rc.Args {
+			rc.Args[i] = "v" + strconv.Itoa(i)
+		}
+		out, err := Render("$ARGUMENTS[99999999999999999999] $ARGUMENTS[1000] $1000 $ARGUMENTS[999] $999 $ARGUMENTS[x]", rc)
+		require.NoError(t, err)
+		assert.Equal(t, "$ARGUMENTS[99999999999999999999] $ARGUMENTS[1000] $1000 v999 v999 "+strings.Join(rc.Args, " ")+"[x]", out)
+	})
 }

@@ -251,6 +251,16 @@ func (o *Options) Run(ctx context.Context) (*Report, error) {
 	if mode != skill.ModeDirect && mode != skill.ModeSandbox {
 		return finish(&InputError{Kind: InputMode, Arg: mode, Msg: fmt.Sprintf("must be sandbox or direct, not %q", mode)})
 	}
+	if mode == skill.ModeSandbox && o.Timeout == 0 && s.Exec.Timeout != "" {
+		if _, terr := skill.ParseTimeoutMS(s.Exec.Timeout); terr != nil {
+			return finish(&StartError{Skill: s.Name, Err: fmt.Errorf("%v (in %s); fix the skill or pass --timeout", terr, s.File)})
+		}
+	}
+	if o.Timeout != 0 {
+		if terr := skill.CheckTimeout(o.Timeout); terr != nil {
+			return finish(&InputError{Kind: InputTimeout, Arg: o.Timeout.String(), Msg: terr.Error()})
+		}
+	}
 	if err := o.authorize(mode); err != nil {
 		return finish(err)
 	}

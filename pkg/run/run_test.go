@@ -257,3 +257,21 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A timeout out of range (1 ms to 24 h) is refused before anything runs,
+// never wrapped around or turned into a tiny one.
+func TestRunRefusesTimeoutOutOfRange(t *testing.T) {
+	s := writeSkill(t, "forever", []string{"timeout: 99999999999999999999"}, "echo ran\n")
+	o := &Options{Skill: s, Mode: skill.ModeSandbox, Isolation: TierNone, Capture: true, Self: skillctlBin,
+		TempDir: t.TempDir(), Cwd: t.TempDir()}
+	rep, err := o.Run(context.Background())
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, err.Error(), "out of range")
+	assert.Nil(t, rep.Sandbox, "nothing ran")
+	o.Timeout = 25 * time.Hour
+	_, err = o.Run(context.Background())
+	var ie *InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, InputTimeout, ie.Kind)
+}

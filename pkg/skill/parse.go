@@ -255,11 +255,27 @@ func decodeYAML(src string) (node *yaml.Node, err error) {
 	return &n, nil
 }
 
+// MaxYAMLAliases is the most aliases (*name) a frontmatter may use. Honest
+// frontmatter uses none; a file full of them (an alias bomb) is refused
+// before anything expands them.
+const MaxYAMLAliases = 100
+
 func mappingRoot(n *yaml.Node, file string) (*yaml.Node, error) {
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 		n = n.Content[0]
 	}
-	shiftLines(n, frontmatterLineOffset)
+	var aliases int
+	var over *yaml.Node
+	shiftLines(n, frontmatterLineOffset, func(a *yaml.Node) {
+		if aliases++; aliases == MaxYAMLAliases+1 {
+			over = a
+		}
+	})
+	if over != nil {
+		return nil, &ParseError{Rule: "yaml-too-complex", File: file, Line: over.Line, Column: over.Column,
+			Msg:  fmt.Sprintf("frontmatter uses %d YAML aliases; skillctl reads at most %d", aliases, MaxYAMLAliases),
+			Hint: "write the values out instead of repeating them with *aliases"}
+	}
 	if n.Kind != yaml.MappingNode {
 		what := "empty"
 		line := 2
@@ -278,17 +294,21 @@ func mappingRoot(n *yaml.Node, file string) (*yaml.Node, error) {
 	return n, nil
 }
 
-// shiftLines moves every node's line by by. Alias targets are reached
-// through Content too, so the walk sees each node once and cannot cycle.
-func shiftLines(n *yaml.Node, by int) {
+// shiftLines moves every node's line by by, and calls alias for every
+// alias node. Alias targets are reached through Content too, so the walk
+// sees each node once and cannot cycle.
+func shiftLines(n *yaml.Node, by int, alias func(*yaml.Node)) {
 	if n == nil {
 		return
 	}
 	if n.Line > 0 {
 		n.Line += by
 	}
+	if n.Kind == yaml.AliasNode {
+		alias(n)
+	}
 	for _, c := range n.Content {
-		shiftLines(c, by)
+		shiftLines(c, by, alias)
 	}
 }
 

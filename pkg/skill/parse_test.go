@@ -88,7 +88,7 @@ func TestParseUnquotedColonRetry(t *testing.T) {
 func TestParseAliasBombDoesNotExpand(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("---\nname: bomb\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
-	for i := 1; i < 12; i++ {
+	for i := 1; i < 11; i++ { // 100 aliases: the most that are read
 		b.WriteString("a")
 		b.WriteString(string(rune('0' + i%10)))
 		b.WriteString(strings.Repeat("x", i))
@@ -107,6 +107,18 @@ func TestParseAliasBombDoesNotExpand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "bomb", s.Name)
 	assert.NotNil(t, s.Frontmatter["a0"])
+}
+
+// More aliases than MaxYAMLAliases are refused before anything expands
+// them, naming the line of the first one over the limit.
+func TestParseTooManyAliases(t *testing.T) {
+	md := "---\nname: bomb\ndescription: d\nx: &x v\ny: [" + strings.Repeat("*x, ", MaxYAMLAliases) + "*x]\n---\n"
+	_, err := FromBytes([]byte(md), "/x/bomb", "/x/bomb/SKILL.md", LoadOptions{})
+	var pe *ParseError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "yaml-too-complex", pe.Rule)
+	assert.Equal(t, 5, pe.Line)
+	assert.Contains(t, pe.Msg, "101 YAML aliases")
 }
 
 func TestSkillFields(t *testing.T) {
@@ -249,4 +261,20 @@ func compareNodes(a, b *yaml.Node) string {
 		}
 	}
 	return ""
+}
+
+// A skill's timeout is range-checked before use (SPEC §7, §15): 1 ms to 24 h.
+func TestParseTimeoutMSRange(t *testing.T) {
+	for in, want := range map[string]int64{"1": 1, "30000": 30000, "86400000": 86400000} {
+		got, err := ParseTimeoutMS(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got)
+	}
+	for _, in := range []string{"0", "-5", "86400001", "99999999999999999999", "9223372036854775807", "1.5", "soon", ""} {
+		_, err := ParseTimeoutMS(in)
+		assert.Error(t, err, in)
+	}
+	s, err := FromBytes([]byte("---\nname: t\ndescription: d\ntimeout: 99999999999999999999\n---\n"), "/x/t", "/x/t/SKILL.md", LoadOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, s.Exec.TimeoutMS, "an out-of-range timeout is never used")
 }

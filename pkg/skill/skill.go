@@ -6,6 +6,7 @@ package skill
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -396,7 +398,7 @@ func (s *Skill) fill(doc *Document, frontmatter bool) {
 	}
 	if v, ok := get("timeout"); ok {
 		e.Timeout = strings.TrimSpace(v)
-		if ms, err := strconv.ParseInt(e.Timeout, 10, 64); err == nil && ms > 0 {
+		if ms, err := ParseTimeoutMS(e.Timeout); err == nil {
 			e.TimeoutMS = ms
 		}
 	}
@@ -624,4 +626,36 @@ func summarize(body []byte, max int) string {
 // EstimateTokens estimates the tokens of n bytes of text (about four bytes a token).
 func EstimateTokens(n int) int {
 	return (n + 3) / 4
+}
+
+// The range of a timeout, from a skill (milliseconds), the config or --timeout.
+const (
+	MinTimeout = time.Millisecond
+	MaxTimeout = 24 * time.Hour
+)
+
+// ParseTimeoutMS reads a skill's timeout: a whole number of milliseconds
+// from 1 to 86,400,000 (24 h). Anything else is an error that says so.
+func ParseTimeoutMS(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return 0, fmt.Errorf("timeout %s is out of range: it must be from 1 to %d milliseconds (24 h)", s, MaxTimeout.Milliseconds())
+		}
+		return 0, fmt.Errorf("timeout %q is not a whole number of milliseconds", s)
+	}
+	if ms < MinTimeout.Milliseconds() || ms > MaxTimeout.Milliseconds() {
+		return 0, fmt.Errorf("timeout %s is out of range: it must be from 1 to %d milliseconds (24 h)", s, MaxTimeout.Milliseconds())
+	}
+	return ms, nil
+}
+
+// CheckTimeout says whether d lies between MinTimeout and MaxTimeout.
+func CheckTimeout(d time.Duration) error {
+	if d < MinTimeout || d > MaxTimeout {
+		return fmt.Errorf("timeout %v is out of range: it must be from 1ms to 24h", d)
+	}
+	return nil
 }

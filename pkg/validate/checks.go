@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -391,11 +390,11 @@ func checkTimeout(c *checker) {
 	}
 	v := strings.TrimSpace(n.Value)
 	if n.Kind == yaml.ScalarNode {
-		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+		if _, err := skill.ParseTimeoutMS(v); err == nil {
 			return
 		}
 	}
-	c.addNode("timeout-invalid", n, "", "%s is %q; it must be a whole number of milliseconds greater than 0", where, v)
+	c.addNode("timeout-invalid", n, "", "%s is %q; it must be a whole number of milliseconds from 1 to %d (24 h)", where, v, skill.MaxTimeout.Milliseconds())
 }
 
 var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -107,6 +107,8 @@ var fixtureCases = []struct {
 	{dir: "rule-sandbox-no-script/my-skill", spec: []string{"E:unknown-field"}, def: []string{"E:entrypoint-missing"}, cc: []string{"E:unknown-field", "W:entrypoint-missing"}, api: []string{"E:unknown-field", "W:entrypoint-missing"}},
 	{dir: "rule-script-not-executable/my-skill", spec: []string{"E:unknown-field"}, def: []string{"W:script-not-executable", "W:script-not-executable"}, cc: []string{"E:unknown-field", "I:script-not-executable", "I:script-not-executable"}, api: []string{"E:unknown-field", "I:script-not-executable", "I:script-not-executable"}},
 	{dir: "rule-timeout-invalid/my-skill", spec: nil, def: []string{"E:timeout-invalid"}, cc: []string{"W:timeout-invalid"}, api: []string{"W:timeout-invalid"}},
+	{dir: "rule-timeout-range/my-skill", spec: nil, def: []string{"E:timeout-invalid"}, cc: []string{"W:timeout-invalid"}, api: []string{"W:timeout-invalid"}},
+	{dir: "rule-yaml-too-complex/my-skill", all: []string{"E:yaml-too-complex"}},
 }
 
 func TestFixtures(t *testing.T) {
