@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/index"
 )
 
@@ -155,7 +156,7 @@ func indexRun(ctx context.Context, opts *indexOptions) error {
 	items, left := index.Select(all, disabled)
 	if !opts.Quiet {
 		for _, x := range left {
-			fmt.Fprintf(opts.IO.ErrOut, "left out %s (%s): %s\n", x.Name, x.ID, x.Reason)
+			fmt.Fprintf(opts.IO.ErrOut, "left out %s (%s): %s\n", safetext.Line(x.Name), safetext.Line(x.ID), safetext.Line(x.Reason))
 		}
 	}
 	if opts.Format == index.FormatWellKnown {
@@ -166,7 +167,11 @@ func indexRun(ctx context.Context, opts *indexOptions) error {
 		return err
 	}
 	if opts.Write == "" {
-		_, err := fmt.Fprint(opts.IO.Out, buf.String())
+		text := buf.String()
+		if opts.IO.IsStdoutTTY() && opts.Format != index.FormatJSON && opts.Format != index.FormatTools {
+			text = safetext.Text(text) // what skills wrote, made visible on a terminal
+		}
+		_, err := fmt.Fprint(opts.IO.Out, text)
 		return err
 	}
 	file := opts.Write

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/findings"
@@ -313,7 +314,7 @@ func (p *progressLine) update(ev install.Progress) {
 	}
 	p.last = now
 	line := fmt.Sprintf("Unpacking %s: %d files, %s", render.Truncate(ev.Source, max(10, p.width-40)), ev.Files, skill.HumanSize(ev.Bytes))
-	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	fmt.Fprintf(p.w, "\r\033[K%s", safetext.Line(line))
 	p.shown = true
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/run"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
@@ -120,7 +121,7 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv fu
 	case code == ExitInterrupted && errors.Is(err, context.Canceled):
 		fmt.Fprintln(ios.ErrOut, "Interrupted.")
 	default:
-		fmt.Fprintf(ios.ErrOut, "Error: %s\n", err)
+		fmt.Fprintf(ios.ErrOut, "Error: %s\n", safetext.Text(err.Error()))
 		var fe *FlagError
 		// Only a mistake in flags or arguments shows the usage line: a
 		// script that exits 2 is not one.

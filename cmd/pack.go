@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/pack"
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -104,7 +105,7 @@ func packRun(ctx context.Context, opts *packOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s  %s\n", res.SHA256, displayPath(opts.Cwd, res.Path))
 	if opts.IO.IsStderrTTY() && !opts.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "Packed %s: %d files, %s.\n", res.Name, res.Files, skill.HumanSize(res.Size))
+		fmt.Fprintf(opts.IO.ErrOut, "Packed %s: %d files, %s.\n", safetext.Line(res.Name), res.Files, skill.HumanSize(res.Size))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/config"
@@ -165,7 +166,7 @@ func (f *Factory) WarnBroken(cat *catalog.Catalog) {
 // warnSkipped says that a skill (or a link to one) was left out, and why
 // (SPEC §3: nothing is dropped silently).
 func warnSkipped(w io.Writer, path, reason string) {
-	fmt.Fprintf(w, "warning: skipped %s: %s\n", path, reason)
+	fmt.Fprintf(w, "warning: skipped %s: %s\n", safetext.Line(path), safetext.Line(reason))
 }
 
 // Warnf prints a warning on stderr unless --quiet.
@@ -173,7 +174,7 @@ func (f *Factory) Warnf(format string, a ...any) {
 	if f.Global.Quiet {
 		return
 	}
-	fmt.Fprintf(f.IO.ErrOut, "warning: "+format+"\n", a...)
+	fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", safetext.Text(fmt.Sprintf(format, a...)))
 }
 
 // commandBuilders are registered by each command's file.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/config"
 	"github.com/skillctl/skillctl/pkg/run"
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -183,12 +184,12 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		Skill: s, Config: cfg, Mode: opts.Mode, Input: input, Args: opts.Args, Timeout: opts.Timeout,
 		Entry: opts.Entry, Workdir: opts.Workdir, AllowNetwork: len(opts.Allow) > 0, Env: opts.Env,
 		Isolation: opts.Isolation, Yes: opts.Yes, AllowMissing: opts.AllowMissing,
-		Capture: opts.JSON, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut,
+		Capture: opts.JSON, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut, Terminal: opts.IO.IsStdoutTTY(),
 		Getenv: opts.Getenv, Cwd: opts.Cwd, Now: opts.Now, StateDir: opts.StateDir, Self: opts.Self,
 		ExitStatus: ExitCodeOf,
 	}
 	if !opts.Quiet {
-		ro.Notes = func(n run.Note) { fmt.Fprintln(opts.IO.ErrOut, runNote(n)) }
+		ro.Notes = func(n run.Note) { fmt.Fprintln(opts.IO.ErrOut, safetext.Text(runNote(n))) }
 	}
 	if opts.IO.CanPrompt() {
 		ro.Confirm = confirmer(opts.IO.In, opts.IO.ErrOut)

@@ -151,7 +151,7 @@ func TestRunDangerousConfirmation(t *testing.T) {
 			}
 			assert.Empty(t, out)
 			if tt.tty {
-				assert.Contains(t, errOut, "Really wipe? [y/N]")
+				assert.Contains(t, errOut, "Run wipe (the skill is marked dangerous)?\n  The skill's own words: \u201cReally wipe?\u201d [y/N]")
 			} else {
 				assert.Contains(t, errOut, "pass --yes")
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
@@ -102,7 +103,7 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		if err != nil {
 			return err
 		}
-		_, err = out.Write(data)
+		_, err = out.Write(terminalText(opts.IO, data))
 		return err
 	case opts.File != "":
 		f, err := skill.OpenFile(s.Dir, opts.File)
@@ -120,6 +121,14 @@ func showRun(ctx context.Context, opts *showOptions) error {
 			return writeJSON(out, map[string]any{"skill": s.ID, "path": rel, "size": len(data),
 				"type": skill.FileType(rel, fi.Mode()), "content": string(data)})
 		}
+		if opts.IO.IsStdoutTTY() {
+			data, err := io.ReadAll(f)
+			if err != nil {
+				return err
+			}
+			_, err = out.Write(terminalText(opts.IO, data))
+			return err
+		}
 		_, err = io.Copy(out, f)
 		return err
 	}
@@ -135,18 +144,18 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	fmt.Fprintln(out)
 	inv := skill.Inventory(files)
 	fmt.Fprintf(out, "%s %s\n", st.Bold.Render("Files"), st.Faint.Render(fmt.Sprintf("(%d, %s)", inv.TotalFiles, skill.HumanSize(inv.TotalSizeBytes))))
-	fmt.Fprintln(out, fileTree(s.Name, files, st))
+	fmt.Fprintln(out, fileTree(safetext.Line(s.Name), files, st))
 	fmt.Fprintf(out, "\n%s ~%d (SKILL.md, about 4 bytes a token)\n", st.Bold.Render("Tokens"), s.Tokens)
 	for _, d := range s.Diagnostics {
 		loc := ""
 		if d.Line > 0 {
 			loc = fmt.Sprintf(" (line %d)", d.Line)
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s%s\n", d.Rule, d.Message, loc)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s%s\n", d.Rule, safetext.Line(d.Message), loc)
 	}
 	body := strings.TrimLeft(s.Body, "\n")
 	if body != "" {
-		fmt.Fprintf(out, "\n%s\n\n%s", st.Faint.Render("───"), body)
+		fmt.Fprintf(out, "\n%s\n\n%s", st.Faint.Render("───"), safetext.Text(body))
 		if !strings.HasSuffix(body, "\n") {
 			fmt.Fprintln(out)
 		}
@@ -155,7 +164,7 @@ func showRun(ctx context.Context, opts *showOptions) error {
 }
 
 func printShowHeader(out io.Writer, st *render.Styles, s *skill.Skill) {
-	fmt.Fprintf(out, "%s %s\n", st.Header.Render(s.Name), st.Faint.Render("("+s.ID+")"))
+	fmt.Fprintf(out, "%s %s\n", st.Header.Render(safetext.Line(s.Name)), st.Faint.Render("("+safetext.Line(s.ID)+")"))
 	if s.Description != "" {
 		fmt.Fprintln(out, render.Flatten(s.Description))
 	}
@@ -171,7 +180,7 @@ func printShowHeader(out io.Writer, st *render.Styles, s *skill.Skill) {
 		rows = append(rows, [2]string{"plugin", s.Plugin})
 	}
 	for _, r := range rows {
-		fmt.Fprintf(out, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-8s", r[0])), r[1])
+		fmt.Fprintf(out, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-8s", r[0])), safetext.Line(r[1]))
 	}
 }
 
@@ -193,7 +202,7 @@ func fileTree(rootName string, files []skill.File, st *render.Styles) string {
 	width := 0
 	for _, f := range sorted {
 		depth := strings.Count(f.Path, "/")
-		width = max(width, depth*4+lipgloss.Width(path.Base(f.Path)))
+		width = max(width, depth*4+lipgloss.Width(safetext.Line(path.Base(f.Path))))
 	}
 	for _, f := range sorted {
 		parts := strings.Split(f.Path, "/")
@@ -201,16 +210,25 @@ func fileTree(rootName string, files []skill.File, st *render.Styles) string {
 		for _, dir := range parts[:len(parts)-1] {
 			n, ok := cur.children[dir]
 			if !ok {
-				n = &node{t: newTree(dir + "/"), children: map[string]*node{}}
+				n = &node{t: newTree(safetext.Line(dir) + "/"), children: map[string]*node{}}
 				cur.children[dir] = n
 				cur.t.Child(n.t)
 			}
 			cur = n
 		}
-		name := parts[len(parts)-1]
-		pad := width - (len(parts)-1)*4 - lipgloss.Width(name)
+		name := safetext.Line(parts[len(parts)-1])
+		pad := max(0, width-(len(parts)-1)*4-lipgloss.Width(name))
 		label := fmt.Sprintf("%s%s  %9s  %s", name, strings.Repeat(" ", pad), skill.HumanSize(f.Size), st.Faint.Render(f.Type))
 		cur.t.Child(label)
 	}
 	return root.t.String()
+}
+
+// terminalText is data for stdout: as it is in a pipe, with control
+// characters made visible on a terminal (SPEC §15).
+func terminalText(ios *iostreams.IOStreams, data []byte) []byte {
+	if !ios.IsStdoutTTY() {
+		return data
+	}
+	return []byte(safetext.Text(string(data)))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
+	"github.com/skillctl/skillctl/internal/safetext"
 )
 
 // Styles are the styles for one stream.
@@ -177,10 +178,12 @@ func Truncate(s string, w int) string {
 	return b.String() + "…"
 }
 
-// Flatten puts a value on one line: tabs and line breaks become spaces.
+// Flatten puts a value on one line, safe for a terminal: tabs and line
+// breaks become spaces, and other control characters are made visible
+// (safetext.Line).
 func Flatten(s string) string {
-	if !strings.ContainsAny(s, "\t\r\n") {
-		return s
+	if strings.ContainsAny(s, "\t\r\n") {
+		s = strings.Join(strings.Fields(s), " ")
 	}
-	return strings.Join(strings.Fields(s), " ")
+	return safetext.Line(s)
 }

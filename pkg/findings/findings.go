@@ -10,6 +10,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillctl/skillctl/internal/safetext"
 )
 
 // Severities. validate uses error, warning and info; audit uses critical,
@@ -89,11 +91,11 @@ func WriteText(w io.Writer, fs []Finding, st TextStyle) error {
 		if st.Severity != nil {
 			sev = st.Severity(sev)
 		}
-		if _, err := fmt.Fprintf(w, "%s%s: %s %s %s\n", st.Prefix, f.Location(), sev, f.Rule, f.Message); err != nil {
+		if _, err := fmt.Fprintf(w, "%s%s: %s %s %s\n", st.Prefix, safetext.Line(f.Location()), sev, safetext.Line(f.Rule), safetext.Line(f.Message)); err != nil {
 			return err
 		}
 		if st.Hints && f.Hint != "" {
-			hint := "hint: " + f.Hint
+			hint := "hint: " + safetext.Line(f.Hint)
 			if st.Hint != nil {
 				hint = st.Hint(hint)
 			}
@@ -132,9 +134,11 @@ func WriteGitHub(w io.Writer, fs []Finding) error {
 			}
 		}
 		props = append(props, "title="+ghProperty(f.Rule))
-		msg := f.Message
+		// The log shows the message as a terminal would: no escape
+		// sequences from a skill.
+		msg := safetext.Text(f.Message)
 		if f.Hint != "" {
-			msg += "\n" + f.Hint
+			msg += "\n" + safetext.Text(f.Hint)
 		}
 		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(msg)); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/config"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
@@ -50,7 +51,11 @@ type Options struct {
 	// streaming it to Stdout and Stderr.
 	Capture bool
 	Stdout  io.Writer
-	Stderr  io.Writer
+	// Terminal says Stdout is a terminal: direct-mode text is printed with
+	// its control characters made visible (SPEC §15). A script's own
+	// output streams as it is.
+	Terminal bool
+	Stderr   io.Writer
 	// Notes receives what run tells the user while it works (isolation
 	// achieved, grants); nil is quiet.
 	Notes func(Note)
@@ -307,9 +312,11 @@ func (o *Options) authorize(mode string) error {
 	if len(ask) == 0 || o.Yes {
 		return nil
 	}
-	prompt := s.Exec.Confirm
-	if strings.TrimSpace(prompt) == "" {
-		prompt = fmt.Sprintf("Run %s (%s)?", s.Name, strings.Join(ask, "; "))
+	// skillctl's own words first; the skill's confirm text only quoted
+	// after them, on one line, with its control characters made visible.
+	prompt := fmt.Sprintf("Run %s (%s)?", safetext.Line(s.Name), strings.Join(ask, "; "))
+	if c := strings.TrimSpace(s.Exec.Confirm); c != "" {
+		prompt += "\n  The skill's own words: \u201c" + safetext.Line(c) + "\u201d\n"
 	}
 	if o.Confirm == nil {
 		return &DeniedError{Skill: s.Name, Reason: strings.Join(ask, "; ") + "; there is no terminal to confirm on", NeedsYes: true}
@@ -347,7 +354,11 @@ func (o *Options) runDirect() (*DirectResult, error) {
 	res := &DirectResult{Mode: skill.ModeDirect, Content: out, Metadata: DirectMetadata{
 		SkillName: s.Name, SourcePath: s.File, GeneratedAt: now.UTC().Format(time.RFC3339)}}
 	if !o.Capture && o.Stdout != nil {
-		if _, err := io.WriteString(o.Stdout, out); err != nil {
+		text := out
+		if o.Terminal {
+			text = safetext.Text(out)
+		}
+		if _, err := io.WriteString(o.Stdout, text); err != nil {
 			return res, err
 		}
 	}
