@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,29 +102,31 @@ func lineAt(b []byte, off int) int {
 
 // WriteBlock puts content between the markers in file (see Splice), creating
 // the file when it is missing. The file is replaced atomically and only when
-// its content changes; changed reports whether it did. A symbolic link is
-// followed, so the file it points to is updated.
+// its content changes; changed reports whether it did. It writes only where
+// the user asked (SPEC §8, §15): file must be a regular file or absent — a
+// symbolic link, FIFO, device, socket or folder is refused, and so is a
+// read-only file — and the new file keeps the old one's mode and owner (or
+// is refused when its owner could not be kept).
 func WriteBlock(file string, content []byte) (changed bool, err error) {
-	target := file
-	if fi, err := os.Lstat(file); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if target, err = filepath.EvalSymlinks(file); err != nil {
-			return false, fmt.Errorf("%s is a symbolic link that cannot be followed: %w", file, err)
-		}
-	}
 	perm := fs.FileMode(0o644)
-	old, err := os.ReadFile(target)
+	var old []byte
+	fi, err := os.Lstat(file)
 	exists := err == nil
 	switch {
 	case err == nil:
-		if fi, err := os.Stat(target); err == nil {
-			perm = fi.Mode().Perm()
+		if err := writableRegular(file, fi); err != nil {
+			return false, err
+		}
+		perm = fi.Mode().Perm()
+		if old, err = readRegular(file, fi); err != nil {
+			return false, err
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if fi, err := os.Stat(filepath.Dir(target)); err != nil || !fi.IsDir() {
-			return false, fmt.Errorf("cannot create %s: the folder %s does not exist", file, filepath.Dir(target))
+		if fi, err := os.Stat(filepath.Dir(file)); err != nil || !fi.IsDir() {
+			return false, fmt.Errorf("cannot create %s: the folder %s does not exist", file, filepath.Dir(file))
 		}
 	default:
-		return false, fmt.Errorf("read %s: %w", file, err)
+		return false, fmt.Errorf("%s: %w", file, err)
 	}
 	data, err := Splice(old, content, file)
 	if err != nil {
@@ -132,8 +135,64 @@ func WriteBlock(file string, content []byte) (changed bool, err error) {
 	if exists && bytes.Equal(old, data) {
 		return false, nil
 	}
-	if err := atomicfs.WriteFile(target, data, perm); err != nil {
+	err = atomicfs.Write(file, perm, func(f *os.File) error {
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		if exists {
+			return keepOwner(f, fi)
+		}
+		return nil
+	})
+	if err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+// writableRegular refuses what --write must not write into.
+func writableRegular(file string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(file)
+		return fmt.Errorf("%s is a symbolic link (to %s); skillctl does not write through links: pass the file it points to", file, target)
+	case m.IsDir():
+		return fmt.Errorf("%s is a folder; pass a file such as %s", file, filepath.Join(file, "AGENTS.md"))
+	case !m.IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s); skillctl writes only regular files", file, fileKind(m))
+	case m.Perm()&0o222 == 0 || !canWrite(file):
+		return fmt.Errorf("%s is read-only; make it writable first if it should be updated", file)
+	}
+	return nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// readRegular reads file, making sure what is read is the regular file
+// that was looked at (not a FIFO or link swapped in since).
+func readRegular(file string, fi fs.FileInfo) ([]byte, error) {
+	f, err := openNoFollow(file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	defer f.Close()
+	now, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if !now.Mode().IsRegular() || !os.SameFile(fi, now) {
+		return nil, fmt.Errorf("%s changed while it was read; try again", file)
+	}
+	return io.ReadAll(f)
 }

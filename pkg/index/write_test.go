@@ -142,22 +142,46 @@ func TestWriteBlockLeavesFileAloneOnError(t *testing.T) {
 	assert.ErrorContains(t, err, "does not exist")
 }
 
-func TestWriteBlockFollowsSymlink(t *testing.T) {
+// Attack 12: --write followed a symbolic link (AGENTS.md pointing at
+// ~/.ssh/authorized_keys got the catalog appended). A link is refused and
+// what it points to stays as it was.
+func TestWriteBlockRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
-	target := filepath.Join(dir, "real.md")
-	require.NoError(t, os.WriteFile(target, []byte("top\n"), 0o644))
-	link := filepath.Join(dir, "link.md")
+	target := filepath.Join(dir, "authorized_keys")
+	require.NoError(t, os.WriteFile(target, []byte("ssh-ed25519 AAAA me\n"), 0o600))
+	link := filepath.Join(dir, "AGENTS.md")
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("symbolic links are not available here: %v", err)
 	}
 	_, err := WriteBlock(link, []byte("x\n"))
-	require.NoError(t, err)
-	fi, err := os.Lstat(link)
-	require.NoError(t, err)
-	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link stays a link")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "symbolic link")
 	got, err := os.ReadFile(target)
 	require.NoError(t, err)
-	assert.Equal(t, "top\n\n<!-- skillctl:begin -->\nx\n<!-- skillctl:end -->\n", string(got))
+	assert.Equal(t, "ssh-ed25519 AAAA me\n", string(got))
+}
+
+// A read-only file is refused (not replaced), and an updated file keeps
+// its mode.
+func TestWriteBlockReadOnlyAndMode(t *testing.T) {
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro.md")
+	require.NoError(t, os.WriteFile(ro, []byte("keep\n"), 0o444))
+	_, err := WriteBlock(ro, []byte("x\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "read-only")
+	got, _ := os.ReadFile(ro)
+	assert.Equal(t, "keep\n", string(got))
+
+	private := filepath.Join(dir, "private.md")
+	require.NoError(t, os.WriteFile(private, []byte("top\n"), 0o600))
+	_, err = WriteBlock(private, []byte("x\n"))
+	require.NoError(t, err)
+	fi, err := os.Stat(private)
+	require.NoError(t, err)
+	if runtime.GOOS != "windows" {
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	}
 }
 
 func assertNoTempFiles(t *testing.T, dir string) {
