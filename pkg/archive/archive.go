@@ -450,6 +450,13 @@ func (w *walker) check(fi archives.FileInfo) (*Entry, error) {
 		return nil, entryErr(raw, ErrUnsafeName, "an entry without a name")
 	}
 	if Ignored(name) {
+		// Skipped, but still unpacked by the decompressor to reach the next
+		// entry: its declared size counts against the limits like any other.
+		if !fi.IsDir() {
+			if err := w.declare(raw, fi.Size()); err != nil {
+				return nil, err
+			}
+		}
 		return nil, nil
 	}
 	rawMode := fi.Mode()
@@ -479,12 +486,8 @@ func (w *walker) check(fi archives.FileInfo) (*Entry, error) {
 		if e.Size < 0 {
 			return nil, entryErr(raw, ErrCorrupt, "negative size")
 		}
-		if max := w.limits.MaxEntryBytes; max > 0 && e.Size > max {
-			return nil, entryErr(raw, ErrLimit, "declares %d bytes unpacked, more than the per-entry limit of %d", e.Size, max)
-		}
-		w.declaredBytes += e.Size
-		if max := w.limits.MaxTotalBytes; max > 0 && w.declaredBytes > max {
-			return nil, entryErr(raw, ErrLimit, "the archive declares more than %d bytes unpacked (the total limit)", max)
+		if err := w.declare(raw, e.Size); err != nil {
+			return nil, err
 		}
 		e.open = fi.Open
 	case TypeSymlink:
@@ -507,6 +510,21 @@ func (w *walker) check(fi archives.FileInfo) (*Entry, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// declare counts an entry's declared unpacked size against the limits.
+func (w *walker) declare(raw string, size int64) error {
+	if size < 0 {
+		return entryErr(raw, ErrCorrupt, "negative size")
+	}
+	if max := w.limits.MaxEntryBytes; max > 0 && size > max {
+		return entryErr(raw, ErrLimit, "declares %d bytes unpacked, more than the per-entry limit of %d", size, max)
+	}
+	w.declaredBytes += size
+	if max := w.limits.MaxTotalBytes; max > 0 && w.declaredBytes > max {
+		return entryErr(raw, ErrLimit, "the archive declares more than %d bytes unpacked (the total limit)", max)
+	}
+	return nil
 }
 
 func entryType(fi archives.FileInfo) (Type, error) {

@@ -282,3 +282,24 @@ func TestIdentifyFile(t *testing.T) {
 	_, err = archive.IdentifyFile(context.Background(), p2)
 	assert.ErrorIs(t, err, archive.ErrNotArchive)
 }
+
+// Attack 10: entries that are skipped on purpose (__MACOSX/, .DS_Store)
+// were not counted by the size limits, so an archive declaring tens of GiB
+// there inflated in full. They count like every other entry.
+func TestSkippedEntriesCountAgainstLimits(t *testing.T) {
+	entries := append(at.Skill("demo", "demo"),
+		at.Entry{Name: "__MACOSX/demo/._big", Zeros: 3 << 20},
+		at.Entry{Name: "demo/.DS_Store", Zeros: 2 << 20})
+	for _, b := range builders {
+		t.Run(b.name, func(t *testing.T) {
+			data := b.build(entries)
+			_, _, err := walkBytes(t, data, archive.Options{Limits: archive.Limits{MaxEntryBytes: 1 << 20}})
+			assert.ErrorIs(t, err, archive.ErrLimit)
+			assert.ErrorContains(t, err, "__MACOSX/demo/._big")
+			_, _, err = walkBytes(t, data, archive.Options{Limits: archive.Limits{MaxTotalBytes: 4 << 20}})
+			assert.ErrorIs(t, err, archive.ErrLimit)
+			_, _, err = walkBytes(t, data, archive.Options{})
+			assert.NoError(t, err, "within the limits, they are skipped as before")
+		})
+	}
+}

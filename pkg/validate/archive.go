@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -28,6 +29,8 @@ type memEntry struct {
 	mode fs.FileMode
 	size int64
 	data []byte
+	// link is a symlink's target as written; hard a hardlink's target entry.
+	link, hard string
 }
 
 // memFS is the tree of an archive held in memory (names, modes, sizes, and
@@ -37,41 +40,51 @@ type memFS struct {
 	dirs  map[string][]string // dir → sorted child names
 }
 
-// readArchive reads an archive in place through pkg/archive, which enforces
-// install's limits and refuses unsafe entries, and returns its tree. Only
-// SKILL.md files are read whole; nothing is extracted.
+// readArchive reads an archive in place through pkg/archive with install's
+// options (its limits, setuid refused, every byte read and counted, so that
+// sizes that lie are caught as install catches them) and returns its tree.
+// Only SKILL.md files are kept whole; nothing is extracted.
 func readArchive(ctx context.Context, file string) (*memFS, error) {
 	m := &memFS{files: map[string]*memEntry{}, dirs: map[string][]string{".": nil}}
-	_, err := archive.WalkFile(ctx, file, archive.Options{}, func(e *archive.Entry) error {
+	_, err := archive.WalkFile(ctx, file, archive.Options{RefuseSetuid: true}, func(e *archive.Entry) error {
 		switch e.Type {
 		case archive.TypeDir:
 			m.addDir(e.Name)
 			return nil
-		case archive.TypeSymlink, archive.TypeHardlink:
-			// Links stay inside the archive (checked by pkg/archive); they count as present files.
-			m.addFile(&memEntry{name: e.Name, mode: 0o644})
+		case archive.TypeSymlink:
+			// Links stay inside the archive (checked by pkg/archive); they
+			// count as present files, and must stay inside their skill
+			// (checked per skill folder below).
+			m.addFile(&memEntry{name: e.Name, mode: 0o644, link: e.Link})
+			return nil
+		case archive.TypeHardlink:
+			m.addFile(&memEntry{name: e.Name, mode: 0o644, hard: e.Link})
 			return nil
 		}
 		me := &memEntry{name: e.Name, mode: e.Mode, size: e.Size}
 		base := path.Base(e.Name)
 		wantAll := base == "SKILL.md" || base == "skill.md"
 		wantHead := !wantAll && e.Mode&0o111 == 0 && (strings.HasPrefix(e.Name, "scripts/") || strings.Contains(e.Name, "/scripts/"))
-		if wantAll || wantHead {
-			limit := int64(archiveHeadBytes)
-			if wantAll {
-				limit = skill.MaxSkillMDSize + 1
-			}
-			rc, err := e.Open()
-			if err != nil {
-				return err
-			}
-			data, err := io.ReadAll(io.LimitReader(rc, limit))
-			rc.Close()
-			if err != nil {
-				return err
-			}
-			me.data = data
+		limit := int64(0)
+		switch {
+		case wantAll:
+			limit = skill.MaxSkillMDSize + 1
+		case wantHead:
+			limit = archiveHeadBytes
 		}
+		rc, err := e.Open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		data, err := io.ReadAll(io.LimitReader(rc, limit))
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, rc); err != nil {
+			return err
+		}
+		me.data = data
 		m.addFile(me)
 		return nil
 	})
@@ -224,6 +237,9 @@ func archiveTargets(ctx context.Context, file, display string) ([]*target, error
 	}
 	var out []*target
 	for _, d := range m.skillDirs() {
+		if err := m.linksStayIn(d); err != nil {
+			return nil, err
+		}
 		var fsys fs.FS = m
 		dirName := ""
 		disp := display + archiveDisplaySuffix
@@ -245,4 +261,62 @@ func archiveTargets(ctx context.Context, file, display string) ([]*target, error
 		})
 	}
 	return out, nil
+}
+
+// linksStayIn refuses, as install does, a symlink below dir that resolves
+// outside dir (through other links too) and a hardlink to a file outside it.
+func (m *memFS) linksStayIn(dir string) error {
+	within := func(p string) bool { return dir == "." || p == dir || strings.HasPrefix(p, dir+"/") }
+	names := make([]string, 0)
+	for name, e := range m.files {
+		if (e.link != "" || e.hard != "") && within(name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		e := m.files[name]
+		if e.hard != "" {
+			if !within(e.hard) {
+				return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: hardlink to %q leaves the skill folder %s", archive.ErrLinkOutside, e.hard, dir)}
+			}
+			continue
+		}
+		r, ok := m.resolve(name)
+		if !ok || !within(r) {
+			return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: symlink to %q leaves the skill folder %s", archive.ErrLinkOutside, e.link, dir)}
+		}
+	}
+	return nil
+}
+
+// resolve follows the symlinks of name, in every component, as the
+// filesystem would once extracted; ok is false for a loop or a path that
+// leaves the archive.
+func (m *memFS) resolve(name string) (string, bool) {
+	rest := strings.Split(name, "/")
+	cur := ""
+	for hops := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		next := path.Join(cur, part)
+		if next == ".." || strings.HasPrefix(next, "../") {
+			return "", false
+		}
+		e := m.files[next]
+		if e == nil || e.link == "" {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", false
+		}
+		target := path.Join(cur, e.link)
+		if target == ".." || strings.HasPrefix(target, "../") || path.IsAbs(e.link) {
+			return "", false
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+		cur = ""
+	}
+	return cur, true
 }

@@ -4,8 +4,10 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -438,4 +440,44 @@ func TestTreeSkipsWhatGitIgnores(t *testing.T) {
 	require.Len(t, rep.Results, 1)
 	assert.Equal(t, "kept", filepath.Base(rep.Results[0].Dir))
 	assert.False(t, rep.Failed(false))
+}
+
+// Attack 10: validate passed archives that install refuses. It now reads
+// them with install's checks: a symlink that stays in the archive but
+// leaves its skill folder (here the entrypoint), and a zip whose sizes lie.
+func TestArchivesCheckedAsInstallChecksThem(t *testing.T) {
+	dir := t.TempDir()
+	link := tgzOf(t, []*tar.Header{
+		{Name: "a/SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644},
+		{Name: "b/SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644},
+		{Name: "b/secret.txt", Typeflag: tar.TypeReg, Mode: 0o644},
+		{Name: "a/scripts", Typeflag: tar.TypeDir, Mode: 0o755},
+		{Name: "a/scripts/run.sh", Typeflag: tar.TypeSymlink, Linkname: "../../b/secret.txt", Mode: 0o777},
+	}, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: A.\nentrypoint: scripts/run.sh\n---\nA.\n",
+		"b/SKILL.md": skillMD("b"), "b/secret.txt": "secret"})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "link.tgz"), link, 0o644))
+
+	var comp bytes.Buffer
+	content := bytes.Repeat([]byte("a"), 4096)
+	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
+	_, _ = fw.Write(content)
+	require.NoError(t, fw.Close())
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("x/SKILL.md")
+	require.NoError(t, err)
+	_, _ = w.Write([]byte(skillMD("x")))
+	raw, err := zw.CreateRaw(&zip.FileHeader{Name: "x/data.txt", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(content),
+		CompressedSize64: uint64(comp.Len()), UncompressedSize64: 16})
+	require.NoError(t, err)
+	_, _ = raw.Write(comp.Bytes())
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "lying.zip"), buf.Bytes(), 0o644))
+
+	for name, want := range map[string]string{"link.tgz": "leaves the skill folder a", "lying.zip": "x/data.txt"} {
+		rep := run(t, "", filepath.Join(dir, name))
+		require.NotEmpty(t, rep.Results, name)
+		assert.Equal(t, []string{"E:archive-unsafe"}, ruleIDs(rep.Results[0]), name)
+		assert.Contains(t, rep.Results[0].Findings[0].Message, want, name)
+	}
 }
