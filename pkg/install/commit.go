@@ -56,11 +56,20 @@ func (in *Installer) commit(root, staging string, cands []*candidate) (err error
 // runJournal applies a journal to root: write it, swap each skill, write
 // the lock, clean up. On failure it recovers; on a simulated crash it stops.
 func runJournal(root, staging string, j journal, step func(string) error) (err error) {
+	lockWritten := false
 	defer func() {
 		if err == nil || errors.Is(err, errCrash) {
 			return
 		}
-		if rerr := recoverStaging(root, staging); rerr != nil {
+		// A failure before the lock was rewritten (a full disk, say) puts
+		// every skill back as it was; after it, only clean-up is left.
+		var rerr error
+		if lockWritten {
+			rerr = recoverStaging(root, staging)
+		} else {
+			rerr = rollbackStaging(root, staging, j)
+		}
+		if rerr != nil {
 			err = fmt.Errorf("%w; recovering: %v", err, rerr)
 		}
 	}()
@@ -108,6 +117,7 @@ func runJournal(root, staging string, j journal, step func(string) error) (err e
 	if err := writeLock(root, lock); err != nil {
 		return err
 	}
+	lockWritten = true
 	if err := step("lock"); err != nil {
 		return err
 	}
@@ -205,7 +215,13 @@ func recoverStaging(root, staging string) error {
 	if len(done) > 0 {
 		applyJournal(lock, done)
 		if err := writeLock(root, lock); err != nil {
-			return err
+			// The lock cannot take the new state (a full disk): go back to
+			// the old one, which needs no space, rather than leave a
+			// staging folder that every later command trips over.
+			if rerr := rollbackStaging(root, staging, j); rerr != nil {
+				return fmt.Errorf("%w; and undoing the interrupted change: %v", err, rerr)
+			}
+			return nil
 		}
 	}
 	if err := os.Remove(filepath.Join(staging, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -219,4 +235,77 @@ func removeStaging(staging string) error {
 		return fmt.Errorf("remove stale staging folder %s: %w", staging, err)
 	}
 	return nil
+}
+
+// rollbackStaging undoes a journal whose lock was not rewritten: every
+// skill folder goes back to what the (old) lock says, reading the state
+// from disk so that it serves a live failure and a crash alike, and the
+// staging folder goes. It only renames and deletes: no space is needed.
+func rollbackStaging(root, staging string, j journal) error {
+	undo := filepath.Join(staging, "undo")
+	moveOut := func(dest, name string) error {
+		if err := os.MkdirAll(undo, 0o755); err != nil {
+			return err
+		}
+		return os.Rename(dest, filepath.Join(undo, name))
+	}
+	for i := len(j.Ops) - 1; i >= 0; i-- {
+		op := j.Ops[i]
+		dest := filepath.Join(root, op.Name)
+		aside := filepath.Join(staging, "old", op.Name)
+		_, destErr := os.Lstat(dest)
+		_, asideErr := os.Lstat(aside)
+		switch op.Op {
+		case "install":
+			if op.Entry == nil {
+				continue
+			}
+			isNew := false
+			if destErr == nil {
+				tree, err := TreeSHA256(context.Background(), dest)
+				isNew = err == nil && tree == op.Entry.TreeSha256
+			}
+			staged := filepath.Join(staging, filepath.FromSlash(op.Staged))
+			_, stagedErr := os.Lstat(staged)
+			switch {
+			case !isNew:
+				if destErr != nil && asideErr == nil {
+					if err := os.Rename(aside, dest); err != nil {
+						return fmt.Errorf("restore %s: %w", dest, err)
+					}
+				}
+			case asideErr == nil: // moved aside, new one renamed in
+				if err := moveOut(dest, op.Name); err != nil {
+					return fmt.Errorf("undo %s: %w", dest, err)
+				}
+				if err := os.Rename(aside, dest); err != nil {
+					return fmt.Errorf("restore %s: %w", dest, err)
+				}
+			case stagedErr == nil: // exchanged: the old one is at staged
+				if err := atomicfs.Exchange(staged, dest); err != nil {
+					if err := moveOut(dest, op.Name); err != nil {
+						return fmt.Errorf("undo %s: %w", dest, err)
+					}
+					if err := os.Rename(staged, dest); err != nil {
+						return fmt.Errorf("restore %s: %w", dest, err)
+					}
+				}
+			default: // a new skill: it goes
+				if err := moveOut(dest, op.Name); err != nil {
+					return fmt.Errorf("undo %s: %w", dest, err)
+				}
+			}
+		case "uninstall":
+			if destErr != nil && asideErr == nil {
+				if err := os.Rename(aside, dest); err != nil {
+					return fmt.Errorf("restore %s: %w", dest, err)
+				}
+			}
+		}
+	}
+	atomicfs.SyncDir(root)
+	if err := os.Remove(filepath.Join(staging, journalName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return removeStaging(staging)
 }

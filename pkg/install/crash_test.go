@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -194,4 +195,61 @@ func TestCrashDuringUninstall(t *testing.T) {
 			assert.Empty(t, stagingLeft(t, f.root))
 		})
 	}
+}
+
+// Attack 11: the disk fills up while the lock is rewritten. The new
+// version was left in place with the old lock, and a staging folder that
+// blocked every later install. Now the install fails with everything as it
+// was (old skill, old lock, no staging folder), and the next install works
+// once there is room again — for an update and for a fresh install, with
+// and without the atomic exchange.
+func TestDiskFullWhileWritingTheLock(t *testing.T) {
+	for _, exchange := range []bool{true, false} {
+		t.Run(fmt.Sprintf("exchange=%v", exchange), func(t *testing.T) {
+			if !exchange {
+				defer install.NoExchange()()
+			}
+			f := newCrashFixture(t)
+			lockBefore, err := os.ReadFile(filepath.Join(f.root, install.LockFileName))
+			require.NoError(t, err)
+			other := writeArchive(t, t.TempDir(), "other.zip", at.Zip(goodSkill("other", "x\n")))
+			restore := install.FailLockWrites(syscall.ENOSPC)
+			_, err = run(t, install.Options{Sources: []string{f.newSrc, other}, Roots: []string{f.root}})
+			restore()
+			require.ErrorIs(t, err, syscall.ENOSPC)
+			assert.Equal(t, "old", f.checkWhole(t))
+			assert.NoDirExists(t, filepath.Join(f.root, "other"), "the fresh install is undone")
+			lockAfter, err := os.ReadFile(filepath.Join(f.root, install.LockFileName))
+			require.NoError(t, err)
+			assert.Equal(t, string(lockBefore), string(lockAfter))
+			assert.Empty(t, stagingLeft(t, f.root))
+			_, err = run(t, install.Options{Sources: []string{f.newSrc}, Roots: []string{f.root}})
+			require.NoError(t, err)
+			assert.Equal(t, "new", f.checkWhole(t))
+			requireLockMatchesDisk(t, f.root)
+		})
+	}
+}
+
+// A crash left a journal, and when the next command recovers, the disk is
+// still full: recovery goes back to the old state instead of failing, and
+// leaves nothing behind.
+func TestRecoveryOnAFullDisk(t *testing.T) {
+	f := newCrashFixture(t)
+	in := install.New(install.Options{Sources: []string{f.newSrc}, Roots: []string{f.root}})
+	in.SetFault(func(s string) error {
+		if s == "swapped:demo" {
+			return install.ErrCrash
+		}
+		return nil
+	})
+	_, err := in.Run(context.Background())
+	require.ErrorIs(t, err, install.ErrCrash)
+	restore := install.FailLockWrites(syscall.ENOSPC)
+	err = install.Recover(f.root)
+	restore()
+	require.NoError(t, err)
+	assert.Equal(t, "old", f.checkWhole(t))
+	requireLockMatchesDisk(t, f.root)
+	assert.Empty(t, stagingLeft(t, f.root))
 }

@@ -1,6 +1,10 @@
 package install
 
-import "github.com/skillctl/skillctl/internal/atomicfs"
+import (
+	"io/fs"
+
+	"github.com/skillctl/skillctl/internal/atomicfs"
+)
 
 // SetFault makes the installer call f at each commit step; returning
 // ErrCrash stops there as a killed process would.
@@ -17,4 +21,12 @@ func NoExchange() func() {
 	old := atomicfs.Exchange
 	atomicfs.Exchange = func(a, b string) error { return atomicfs.ErrNoExchange }
 	return func() { atomicfs.Exchange = old }
+}
+
+// FailLockWrites makes every lock write fail with err until the returned
+// function is called.
+func FailLockWrites(err error) func() {
+	old := writeLockFile
+	writeLockFile = func(string, []byte, fs.FileMode) error { return err }
+	return func() { writeLockFile = old }
 }

@@ -99,8 +99,11 @@ func writeLock(root string, l *Lock) error {
 	if err != nil {
 		return err
 	}
-	return atomicfs.WriteFile(filepath.Join(root, LockFileName), append(data, '\n'), 0o644)
+	return writeLockFile(filepath.Join(root, LockFileName), append(data, '\n'), 0o644)
 }
+
+// writeLockFile writes the lock file; tests make it fail as a full disk would.
+var writeLockFile = atomicfs.WriteFile
 
 // rootLock is the held file lock of a target root.
 type rootLock struct{ f *os.File }
