@@ -99,6 +99,11 @@ func (f *Factory) Config() (*config.Config, error) {
 		}
 		files := config.Locate(f.Getenv("XDG_CONFIG_HOME"), f.Home(), cwd, explicit)
 		f.cfg, f.cfgErr = config.Load(files...)
+		if f.cfg != nil {
+			for _, w := range f.cfg.Warnings {
+				f.Warnf("%s", w)
+			}
+		}
 	})
 	return f.cfg, f.cfgErr
 }
@@ -160,6 +165,9 @@ func (f *Factory) Discover(ctx context.Context, dropBody, warn bool) (*catalog.C
 func (f *Factory) WarnBroken(cat *catalog.Catalog) {
 	for _, p := range cat.Problems() {
 		warnSkipped(f.IO.ErrOut, p.Path, p.Reason)
+	}
+	for _, w := range cat.Warnings {
+		f.Warnf("%s", w)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/skillctl/skillctl/pkg/agents"
+	"github.com/skillctl/skillctl/pkg/config"
 	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/skilltree"
 )
@@ -122,10 +123,14 @@ func (e *Entry) RealDir() string { return e.real }
 // key is what shadowing compares: plugin skills never collide with others.
 func (e *Entry) key() string {
 	if e.Plugin != "" {
-		return "plugin\x00" + e.Plugin + ":" + e.Name
+		return "plugin\x00" + e.Plugin + ":" + skill.NameKey(e.Name)
 	}
-	return e.Name
+	return skill.NameKey(e.Name)
 }
+
+// ErrUntrusted: a skills folder owned by another user or writable by
+// others, which is not loaded.
+var ErrUntrusted = errors.New("untrusted folder")
 
 // Problem is a skill (or root) that could not be loaded.
 type Problem struct {
@@ -141,6 +146,9 @@ type Catalog struct {
 	// Entries holds every skill folder found, sorted by display name (plugin
 	// skills as <plugin>:<name>), then lowest precedence first.
 	Entries []*Entry
+	// Warnings are what the user should hear that is not a broken skill:
+	// names that collide under Unicode normalisation.
+	Warnings []string
 }
 
 // Skills returns the effective skills (loaded and not shadowed), sorted by name.
@@ -317,6 +325,13 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 	var reals map[string]bool
 	for i := range roots {
 		r := &roots[i]
+		if why := config.Untrusted(r.Dir); why != "" {
+			// SPEC §3: a skills folder of another user, or one others may
+			// write to, is not loaded (as git's safe.directory).
+			all = append(all, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir, order: len(all),
+				Err: &skill.LoadError{Path: r.Dir, Err: ErrUntrusted, Reason: "not trusted, so not loaded: " + why}})
+			continue
+		}
 		var mu sync.Mutex
 		var found []*Entry
 		err := skilltree.Walk(ctx, r.Dir, skilltree.Options{Layout: r.Layout(), Fast: dropBody}, func(f *skilltree.Found) {
@@ -356,7 +371,8 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 		}
 	}
 
-	// Shadowing: the last loaded entry with a key (highest precedence) wins.
+	// Shadowing: the last loaded entry with a key (highest precedence)
+	// wins. Names equal under Unicode normalisation (NFKC) are one name.
 	winner := map[string]*Entry{}
 	for _, e := range all {
 		if e.Err == nil {
@@ -366,6 +382,10 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 	for _, e := range all {
 		if w := winner[e.key()]; e.Err == nil && w != e {
 			e.ShadowedBy = w.ID()
+			if w.Name != e.Name {
+				cat.Warnings = append(cat.Warnings, fmt.Sprintf("%s shadows %s: their names %q and %q are the same after Unicode normalisation (NFKC)",
+					w.ID(), e.ID(), w.Name, e.Name))
+			}
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool {

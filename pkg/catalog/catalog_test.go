@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -320,4 +321,48 @@ func TestDiscoverCancelled(t *testing.T) {
 	cat, err := Discover(ctx, f.opts())
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, cat)
+}
+
+// Attack 16: a skills folder others may write to (or, as root, one of
+// another user) shadowed the user's skills. It is not loaded, and is
+// reported with the reason.
+func TestDiscoverUntrustedRootsAreNotLoaded(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix owner or mode on Windows")
+	}
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	writeSkill(t, open, "pdf", "planted")
+	require.NoError(t, os.Chmod(open, 0o777))
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: open, Source: skill.SourcePath}}, false)
+	require.NoError(t, err)
+	assert.Empty(t, cat.Skills())
+	probs := cat.Problems()
+	require.Len(t, probs, 1)
+	assert.Equal(t, open, probs[0].Path)
+	assert.Contains(t, probs[0].Reason, "anyone may write to it")
+	if os.Getuid() == 0 {
+		other := filepath.Join(dir, "other")
+		writeSkill(t, other, "pdf", "planted")
+		require.NoError(t, os.Chown(other, 65534, 65534))
+		cat, err = DiscoverRoots(context.Background(), []Root{{Dir: other, Source: skill.SourcePath}}, false)
+		require.NoError(t, err)
+		assert.Empty(t, cat.Skills())
+		assert.Contains(t, cat.Problems()[0].Reason, "belongs to user 65534")
+	}
+}
+
+// Attack 16: names that differ only by Unicode normalisation were two
+// skills that look the same. They are one name: the later shadows the
+// earlier, with a warning that says why.
+func TestDiscoverNFKCEqualNamesAreOneName(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeSkill(t, a, "caf\u00e9", "composed")
+	writeSkill(t, b, "cafe\u0301", "decomposed")
+	cat, err := DiscoverRoots(context.Background(), []Root{{Dir: a, Source: skill.SourceUser}, {Dir: b, Source: skill.SourceProject}}, false)
+	require.NoError(t, err)
+	require.Len(t, cat.Skills(), 1)
+	assert.Equal(t, "decomposed", cat.Skills()[0].Description)
+	require.Len(t, cat.Warnings, 1)
+	assert.Contains(t, cat.Warnings[0], "same after Unicode normalisation")
 }

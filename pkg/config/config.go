@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -55,6 +56,9 @@ type Config struct {
 	Run         Run              `json:"run"`
 	// Files are the files that were read, in merge order.
 	Files []string `json:"files,omitempty"`
+	// Warnings name what was ignored: an untrusted file, a project setting
+	// that would loosen (file:line: what and why).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // DirectModeEnabled reports whether run --mode direct is allowed (default yes).
@@ -79,39 +83,54 @@ func (e *Error) Error() string {
 // FileName is the per-project config file name.
 const FileName = ".skillctl.yaml"
 
+// File is one config file to read.
+type File struct {
+	Path string
+	// Project is the .skillctl.yaml of the working folder's repository
+	// (or of the working folder, outside one): it may only tighten (SPEC §9).
+	Project bool
+	// Explicit is the file named with --config: always read, a missing one
+	// is an error, and it is trusted as the user's own choice.
+	Explicit bool
+}
+
 // Locate returns the config files that apply, in merge order: the user file
-// (when it exists), the nearest .skillctl.yaml at or above cwd (when one
-// exists), and explicit (always, so that a missing one is an error).
-func Locate(xdgConfigHome, home, cwd, explicit string) []string {
-	var files []string
+// (when it exists), the nearest .skillctl.yaml from cwd up to the top of
+// its repository — outside a repository, in cwd only — and explicit.
+func Locate(xdgConfigHome, home, cwd, explicit string) []File {
+	var files []File
 	if xdgConfigHome == "" && home != "" {
 		xdgConfigHome = filepath.Join(home, ".config")
 	}
 	if xdgConfigHome != "" {
 		p := filepath.Join(xdgConfigHome, "skillctl", "config.yaml")
 		if isFile(p) {
-			files = append(files, p)
+			files = append(files, File{Path: p})
 		}
 	}
 	if cwd != "" {
-		d := filepath.Clean(cwd)
-		for {
+		for _, d := range projectDirs(cwd) {
 			p := filepath.Join(d, FileName)
 			if isFile(p) {
-				files = append(files, p)
+				files = append(files, File{Path: p, Project: true})
 				break
 			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
 		}
 	}
 	if explicit != "" {
-		files = append(files, explicit)
+		files = append(files, File{Path: explicit, Explicit: true})
 	}
 	return files
+}
+
+// projectDirs lists cwd and its parents up to the repository top, nearest
+// first (cwd alone outside a repository).
+func projectDirs(cwd string) []string {
+	dirs := agents.ProjectDirs(cwd)
+	for i, j := 0, len(dirs)-1; i < j; i, j = i+1, j-1 {
+		dirs[i], dirs[j] = dirs[j], dirs[i]
+	}
+	return dirs
 }
 
 func isFile(p string) bool {
@@ -119,21 +138,35 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// Load reads and merges the files in order.
-func Load(files ...string) (*Config, error) {
+// Load reads and merges the files in order. A file other than the
+// explicit one that is not trusted (Untrusted) is skipped with a warning.
+func Load(files ...File) (*Config, error) {
 	c := &Config{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		if !f.Explicit {
+			if why := Untrusted(f.Path); why != "" {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("ignored the config file %s: %s", f.Path, why))
+				continue
+			}
+		}
+		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, &Error{File: f, Msg: "config file does not exist"}
+				return nil, &Error{File: f.Path, Msg: "config file does not exist"}
 			}
-			return nil, &Error{File: f, Msg: err.Error()}
+			return nil, &Error{File: f.Path, Msg: err.Error()}
 		}
-		if err := c.merge(f, data); err != nil {
+		scope := ""
+		if f.Project {
+			scope = filepath.Dir(f.Path)
+			if top := agents.RepoTop(scope); top != "" {
+				scope = top
+			}
+		}
+		if err := c.merge(f.Path, data, scope); err != nil {
 			return nil, err
 		}
-		c.Files = append(c.Files, f)
+		c.Files = append(c.Files, f.Path)
 	}
 	return c, nil
 }
@@ -141,14 +174,16 @@ func Load(files ...string) (*Config, error) {
 // Parse merges one file's content into a fresh config (for tests and tools).
 func Parse(file string, data []byte) (*Config, error) {
 	c := &Config{}
-	if err := c.merge(file, data); err != nil {
+	if err := c.merge(file, data, ""); err != nil {
 		return nil, err
 	}
 	c.Files = []string{file}
 	return c, nil
 }
 
-func (c *Config) merge(file string, data []byte) error {
+// merge reads one file into c. project, when set, is the folder of a
+// project file's repository: the file may then only tighten what c holds.
+func (c *Config) merge(file string, data []byte, project string) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
@@ -172,6 +207,13 @@ func (c *Config) merge(file string, data []byte) error {
 	errAt := func(n *yaml.Node, format string, a ...any) error {
 		return &Error{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
 	}
+	loosens := func(n *yaml.Node, what string) bool {
+		if project == "" {
+			return false
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: ignored %s: a project's %s may only tighten the configuration", file, n.Line, what, FileName))
+		return true
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -194,7 +236,11 @@ func (c *Config) merge(file string, data []byte) error {
 				if !filepath.IsAbs(p) {
 					p = filepath.Join(dir, p)
 				}
-				c.Paths = append(c.Paths, filepath.Clean(p))
+				p = filepath.Clean(p)
+				if project != "" && !skill.Within(project, p) && loosens(v, "paths: "+p+" (outside "+project+")") {
+					continue
+				}
+				c.Paths = append(c.Paths, p)
 			}
 		case "agents":
 			l, err := strList(v, file, "agents")
@@ -226,12 +272,15 @@ func (c *Config) merge(file string, data []byte) error {
 				if pv.Kind != yaml.ScalarNode || (act != Allow && act != Ask && act != Deny) {
 					return errAt(pv, "permission for %q must be allow, ask or deny", pk.Value)
 				}
+				if act == Allow && loosens(pv, fmt.Sprintf("permissions: %s: allow", pk.Value)) {
+					continue
+				}
 				rules = append(rules, PermissionRule{Pattern: pk.Value, Action: act, File: file, Line: pk.Line})
 			}
 			// a later file's rules are checked first
 			c.Permissions = append(rules, c.Permissions...)
 		case "run":
-			if err := c.mergeRun(file, v); err != nil {
+			if err := c.mergeRun(file, v, loosens); err != nil {
 				return err
 			}
 		default:
@@ -241,7 +290,7 @@ func (c *Config) merge(file string, data []byte) error {
 	return nil
 }
 
-func (c *Config) mergeRun(file string, v *yaml.Node) error {
+func (c *Config) mergeRun(file string, v *yaml.Node, loosens func(*yaml.Node, string) bool) error {
 	errAt := func(n *yaml.Node, format string, a ...any) error {
 		return &Error{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -264,6 +313,13 @@ func (c *Config) mergeRun(file string, v *yaml.Node) error {
 			if err != nil {
 				return errAt(val, "run.timeout: %v", err)
 			}
+			cur := c.Run.Timeout
+			if cur == 0 {
+				cur = DefaultTimeout
+			}
+			if d > cur && loosens(val, fmt.Sprintf("run.timeout: %s (higher than %v)", val.Value, cur)) {
+				continue
+			}
 			c.Run.Timeout = d
 		case "enableDirectMode", "confirmDangerous":
 			b, err := strconv.ParseBool(val.Value)
@@ -271,8 +327,14 @@ func (c *Config) mergeRun(file string, v *yaml.Node) error {
 				return errAt(val, "run.%s must be true or false", k.Value)
 			}
 			if k.Value == "enableDirectMode" {
+				if b && !c.DirectModeEnabled() && loosens(val, "run.enableDirectMode: true") {
+					continue
+				}
 				c.Run.EnableDirectMode = &b
 			} else {
+				if !b && loosens(val, "run.confirmDangerous: false") {
+					continue
+				}
 				c.Run.ConfirmDangerous = &b
 			}
 		case "isolation":
@@ -281,6 +343,13 @@ func (c *Config) mergeRun(file string, v *yaml.Node) error {
 			default:
 				return errAt(val, "run.isolation must be auto, bwrap, namespaces, landlock, seatbelt or none")
 			}
+			cur := c.Run.Isolation
+			if cur == "" {
+				cur = "auto"
+			}
+			if isolationRank[val.Value] < isolationRank[cur] && loosens(val, "run.isolation: "+val.Value+" (weaker than "+cur+")") {
+				continue
+			}
 			c.Run.Isolation = val.Value
 		default:
 			return errAt(k, "unknown key run.%s (known: defaultMode, timeout, enableDirectMode, isolation, confirmDangerous)", k.Value)
@@ -288,6 +357,14 @@ func (c *Config) mergeRun(file string, v *yaml.Node) error {
 	}
 	return nil
 }
+
+// DefaultTimeout is a script's timeout when nothing sets one.
+const DefaultTimeout = 30 * time.Second
+
+// isolationRank orders the isolation settings from weakest to strongest;
+// auto picks the strongest tier available, so only bwrap (seatbelt on
+// macOS) matches it.
+var isolationRank = map[string]int{"none": 0, "landlock": 1, "seatbelt": 3, "namespaces": 2, "bwrap": 3, "auto": 3}
 
 // ParseTimeout reads a duration ("30s", "2m") or a number of milliseconds,
 // from 1 ms to 24 h.

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -34,21 +35,22 @@ agents: [codex, agents]
 permissions:
   deploy-*: deny
 run:
-  timeout: 45000
+  timeout: 5000
   enableDirectMode: false
   isolation: bwrap
 `)
 	cwd := filepath.Join(base, "repo", "a", "b")
 	require.NoError(t, os.MkdirAll(cwd, 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(base, "repo", ".git"), 0o755))
 	files := Locate(filepath.Join(base, "xdg"), "", cwd, "")
-	require.Equal(t, []string{user, proj}, files)
+	require.Equal(t, []File{{Path: user}, {Path: proj, Project: true}}, files)
 
 	c, err := Load(files...)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"codex", "agents"}, c.Agents, "later file wins")
 	assert.Equal(t, filepath.Join(base, "xdg", "skillctl", "rel"), c.Paths[1], "relative paths are relative to their file")
 	assert.Equal(t, "direct", c.Run.DefaultMode)
-	assert.Equal(t, 45*time.Second, c.Run.Timeout)
+	assert.Equal(t, 5*time.Second, c.Run.Timeout)
 	assert.False(t, c.DirectModeEnabled())
 	assert.Equal(t, "bwrap", c.Run.Isolation)
 	act, rule := c.Permission("deploy-prod", "user:deploy-prod")
@@ -80,7 +82,7 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := write(t, filepath.Join(t.TempDir(), "c.yaml"), tt.content)
-			_, err := Load(p)
+			_, err := Load(File{Path: p})
 			var ce *Error
 			require.ErrorAs(t, err, &ce)
 			assert.Equal(t, p, ce.File)
@@ -92,12 +94,12 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 }
 
 func TestMissingExplicitConfig(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	_, err := Load(File{Path: filepath.Join(t.TempDir(), "nope.yaml"), Explicit: true})
 	assert.ErrorContains(t, err, "does not exist")
 }
 
 func TestEmptyConfig(t *testing.T) {
-	c, err := Load(write(t, filepath.Join(t.TempDir(), "c.yaml"), "# nothing\n"))
+	c, err := Load(File{Path: write(t, filepath.Join(t.TempDir(), "c.yaml"), "# nothing\n")})
 	require.NoError(t, err)
 	assert.True(t, c.DirectModeEnabled())
 }
@@ -111,5 +113,80 @@ func TestMatchPattern(t *testing.T) {
 		{"a*b*c", "aXbYc", true}, {"abc", "abc", true}, {"abc", "abcd", false}, {"ab*b", "ab", false},
 	} {
 		assert.Equal(t, tc.want, MatchPattern(tc.p, tc.s), tc.p+" ~ "+tc.s)
+	}
+}
+
+// Attack 16: a .skillctl.yaml in any parent folder, up to /, was read; one
+// planted in /tmp made a root user's run unsandboxed. The search stops at
+// the repository top (cwd only outside one); and a project file may only
+// tighten: what would loosen is ignored with a warning naming file and line.
+func TestProjectConfigScopeAndTightening(t *testing.T) {
+	base := t.TempDir()
+	write(t, filepath.Join(base, FileName), "run:\n  isolation: none\n")
+	cwd := filepath.Join(base, "work")
+	require.NoError(t, os.MkdirAll(cwd, 0o755))
+	assert.Empty(t, Locate("", "", cwd, ""), "outside a repository only the working folder counts")
+
+	repo := filepath.Join(base, "repo")
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o755))
+	assert.Empty(t, Locate("", "", filepath.Join(repo, "sub"), ""), "never above the repository top")
+
+	user := write(t, filepath.Join(base, "user.yaml"), "run:\n  timeout: 10s\n  enableDirectMode: false\n")
+	proj := write(t, filepath.Join(repo, FileName), `paths: [skills, ../elsewhere]
+permissions:
+  "*": allow
+  deploy-*: deny
+run:
+  isolation: none
+  confirmDangerous: false
+  timeout: 1h
+  enableDirectMode: true
+`)
+	files := Locate("", "", filepath.Join(repo, "sub"), user)
+	require.Equal(t, []File{{Path: proj, Project: true}, {Path: user, Explicit: true}}, files)
+	// The project file is read after the user's own here, to see it tighten.
+	c, err := Load(File{Path: user}, File{Path: proj, Project: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(repo, "skills")}, c.Paths)
+	act, _ := c.Permission("anything", "user:anything")
+	assert.Equal(t, "", act, "allow from a project is ignored")
+	act, _ = c.Permission("deploy-x", "user:deploy-x")
+	assert.Equal(t, Deny, act, "deny from a project applies")
+	assert.Equal(t, "", c.Run.Isolation)
+	assert.Nil(t, c.Run.ConfirmDangerous)
+	assert.Equal(t, 10*time.Second, c.Run.Timeout)
+	assert.False(t, c.DirectModeEnabled())
+	require.Len(t, c.Warnings, 6, "%v", c.Warnings)
+	for _, w := range c.Warnings {
+		assert.Contains(t, w, proj+":")
+		assert.Contains(t, w, "may only tighten")
+	}
+}
+
+// A config file owned by another user, or writable by others, is ignored
+// with a warning (as git's safe.directory); --config is the user's choice.
+func TestUntrustedConfigIgnored(t *testing.T) {
+	dir := t.TempDir()
+	open := write(t, filepath.Join(dir, "open.yaml"), "run:\n  isolation: none\n")
+	require.NoError(t, os.Chmod(open, 0o666))
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix owner or mode on Windows")
+	}
+	c, err := Load(File{Path: open})
+	require.NoError(t, err)
+	assert.Equal(t, "", c.Run.Isolation)
+	require.Len(t, c.Warnings, 1)
+	assert.Contains(t, c.Warnings[0], "anyone may write to it")
+	c, err = Load(File{Path: open, Explicit: true})
+	require.NoError(t, err)
+	assert.Equal(t, "none", c.Run.Isolation)
+	if os.Getuid() == 0 {
+		other := write(t, filepath.Join(dir, "other.yaml"), "run:\n  isolation: none\n")
+		require.NoError(t, os.Chown(other, 65534, 65534))
+		c, err = Load(File{Path: other})
+		require.NoError(t, err)
+		assert.Equal(t, "", c.Run.Isolation)
+		assert.Contains(t, c.Warnings[0], "belongs to user 65534")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -493,6 +494,23 @@ func (in *Installer) checkConflicts(root string, cands []*candidate) error {
 	lock, err := ReadLock(root)
 	if err != nil {
 		return err
+	}
+	// Names equal under Unicode normalisation (NFKC) are one name: a second
+	// folder that looks the same is refused, --force or not.
+	keys := map[string]string{}
+	if ents, err := os.ReadDir(root); err == nil {
+		for _, e := range ents {
+			if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+				keys[skill.NameKey(e.Name())] = e.Name()
+			}
+		}
+	}
+	for _, c := range cands {
+		k := skill.NameKey(c.name)
+		if other, ok := keys[k]; ok && other != c.name {
+			return fmt.Errorf("%s: %w: the name %q is the same as %q (in %s) after Unicode normalisation (NFKC); rename one of them", c.src.arg, ErrConflict, c.name, other, root)
+		}
+		keys[k] = c.name
 	}
 	for _, c := range cands {
 		dest := filepath.Join(root, c.name)

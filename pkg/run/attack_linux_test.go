@@ -449,3 +449,17 @@ func TestAttackKillSupervisorAndSkillctl(t *testing.T) {
 		assert.Equal(t, "regicide", recs[0].Skill)
 	})
 }
+
+// Attack 16 (docs): /etc is visible read-only in the bwrap tier, and the
+// docs claimed every process can read it anyway; a root user's script read
+// /etc/shadow. The password hash files are hidden in bwrap.
+func TestAttackPasswordHashesHiddenInBwrap(t *testing.T) {
+	requireTier(t, TierBwrap)
+	if _, err := os.Stat("/etc/shadow"); err != nil {
+		t.Skip("this machine has no /etc/shadow")
+	}
+	s := writeSkill(t, "shadow", nil, "if head -c 1 /etc/shadow >/dev/null 2>&1; then echo READ; else echo DENIED; fi\n")
+	res, err := runIt(t, sandboxOptions(t, s, TierBwrap))
+	require.NoError(t, err, res.Error)
+	assert.Equal(t, "DENIED\n", res.Output)
+}

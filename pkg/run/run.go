@@ -20,7 +20,7 @@ import (
 
 // Defaults of SPEC §7.
 const (
-	DefaultTimeout = 30 * time.Second
+	DefaultTimeout = config.DefaultTimeout
 	// KillGrace is the time between SIGTERM and SIGKILL at the timeout.
 	KillGrace = 2 * time.Second
 	// OutputCap is the most of each stream kept for --json and the record.

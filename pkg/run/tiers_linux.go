@@ -23,6 +23,9 @@ func allTiers() []tier { return append(platformTiers(), noneTier{}) }
 // and the links merged-/usr systems keep at the top.
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
 
+// maskedEtc are the password hashes under /etc, hidden in the bwrap tier.
+var maskedEtc = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"}
+
 // resolverDirs hold what /etc/resolv.conf points to on systemd machines.
 var resolverDirs = []string{"/run/systemd/resolve"}
 
@@ -124,7 +127,11 @@ func bwrapArgs(p *plan, spec []byte) []string {
 			a = append(a, "--ro-bind", d, d)
 		}
 	}
-	a = append(a, "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	a = append(a, "--ro-bind", "/etc", "/etc")
+	for _, f := range maskedEtc {
+		a = append(a, "--ro-bind-try", "/dev/null", f) // even a root user's script does not read them
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
 	if p.network {
 		for _, d := range resolverDirs {
 			a = append(a, "--ro-bind-try", d, d)

@@ -112,3 +112,15 @@ func CheckName(name string) error {
 	}
 	return nil
 }
+
+// NameKey is the form of a name that decides whether two names are the
+// same: its NFKC normalisation, so that "café" written two ways, or a
+// fullwidth "ｐｄｆ" and "pdf", are one name (SPEC §15).
+func NameKey(name string) string {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			return norm.NFKC.String(name)
+		}
+	}
+	return name
+}
