@@ -82,10 +82,12 @@ func seccompProgram(r seccompRules) ([]unix.SockFilter, error) {
 	jeq(uint32(unix.SYS_IO_URING_SETUP))
 	ret(retErrno(unix.EPERM))
 	if r.KeepGroup {
+		// SECCOMP_RET_ERRNO with errno 0: the call returns 0 (success)
+		// without doing anything.
 		jeq(uint32(unix.SYS_SETSID))
-		ret(unix.SECCOMP_RET_ERRNO | 0)
+		ret(unix.SECCOMP_RET_ERRNO)
 		jeq(uint32(unix.SYS_SETPGID))
-		ret(unix.SECCOMP_RET_ERRNO | 0)
+		ret(unix.SECCOMP_RET_ERRNO)
 	}
 	// ioctl(fd, TIOCSTI|TIOCLINUX, …)
 	prog = append(prog, unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: uint32(unix.SYS_IOCTL), Jt: 0, Jf: 5})
