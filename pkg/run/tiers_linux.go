@@ -33,8 +33,8 @@ var resolverDirs = []string{"/run/systemd/resolve"}
 const (
 	fsBwrap     = "private root: /usr and /etc (and the /bin, /lib... links) read-only, the skill folder read-only, the workdir and TMPDIR read-write, private /tmp, /dev and /proc; nothing else exists"
 	fsLandlock  = "Landlock: /usr, /etc, /bin, /lib..., /proc and the skill folder read-only; the workdir and TMPDIR read-write; everything else denied"
-	procPidNS   = "pid namespace: SIGTERM, then SIGKILL to every process in it"
-	procReaper  = "subreaper helper: SIGTERM, then SIGKILL to every descendant, setsid or not"
+	procPidNS   = "pid namespace: SIGTERM, then SIGKILL to every process in it; the namespace ends with its first process"
+	procReaper  = "process group (setsid and setpgid do nothing) under a subreaper supervisor: SIGTERM, then SIGKILL; checked that nothing is left"
 	fsUnlimited = "unrestricted (your user's access)"
 )
 
