@@ -463,3 +463,31 @@ func TestAttackPasswordHashesHiddenInBwrap(t *testing.T) {
 	require.NoError(t, err, res.Error)
 	assert.Equal(t, "DENIED\n", res.Output)
 }
+
+// The resource limits of security.md, as the script sees them, in every tier.
+func TestScriptLimits(t *testing.T) {
+	want := scriptLimits()
+	for _, tier := range linuxTiers {
+		t.Run(tier, func(t *testing.T) {
+			requireTier(t, tier)
+			s := writeSkill(t, "limits", nil, "cat /proc/self/limits\n")
+			res, err := runIt(t, sandboxOptions(t, s, tier))
+			require.NoError(t, err, res.Error)
+			soft := map[string]string{}
+			for _, line := range strings.Split(res.Output, "\n") {
+				for _, name := range []string{"Max open files", "Max file size", "Max core file size", "Max address space", "Max processes"} {
+					if rest, ok := strings.CutPrefix(line, name); ok {
+						soft[name] = strings.Fields(rest)[0]
+					}
+				}
+			}
+			assert.Equal(t, strconv.Itoa(rlimitFiles), soft["Max open files"])
+			assert.Equal(t, strconv.Itoa(rlimitFileSize), soft["Max file size"])
+			assert.Equal(t, "0", soft["Max core file size"])
+			assert.Equal(t, strconv.FormatUint(want.AddressSpace, 10), soft["Max address space"])
+			procs, err := strconv.ParseUint(soft["Max processes"], 10, 64)
+			require.NoError(t, err, "the process limit is set: %q", soft["Max processes"])
+			assert.LessOrEqual(t, procs, uint64(rlimitProcs)+systemTasks()+procsReserve)
+		})
+	}
+}
