@@ -47,6 +47,9 @@ type helperSpec struct {
 	DropCaps bool `json:"dropCaps,omitempty"`
 	// Seccomp is the system call filter of the script (nil: none).
 	Seccomp *seccompRules `json:"seccomp,omitempty"`
+	// SeccompOptional: a filter the kernel refuses is left out rather than
+	// failing the setup (tier none, which promises no isolation).
+	SeccompOptional bool `json:"seccompOptional,omitempty"`
 }
 
 // Landlock modes of the helper.
@@ -213,7 +216,7 @@ func stageMain(specJSON string) (int, error) {
 		}
 	}
 	if spec.Seccomp != nil {
-		if err := applySeccomp(*spec.Seccomp); err != nil {
+		if err := applySeccomp(*spec.Seccomp); err != nil && !spec.SeccompOptional {
 			return fail("%v", err)
 		}
 	}

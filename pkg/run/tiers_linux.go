@@ -412,7 +412,7 @@ func (noneTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 	spec := helperSpecFor(p)
 	spec.Landlock, spec.Subreaper, spec.Network = landlockOff, true, true
 	if SeccompAvailable() {
-		spec.Seccomp = &seccompRules{KeepGroup: true}
+		spec.Seccomp, spec.SeccompOptional = &seccompRules{KeepGroup: true}, true
 	}
 	return reaperLaunch(ctx, p, spec, Isolation{Tier: TierNone, Unsandboxed: true, Network: "host",
 		Filesystem: fsUnlimited, Processes: procReaper})
