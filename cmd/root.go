@@ -182,7 +182,7 @@ func (f *Factory) Warnf(format string, a ...any) {
 	if f.Global.Quiet {
 		return
 	}
-	fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", safetext.Text(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", safetext.Line(fmt.Sprintf(format, a...)))
 }
 
 // commandBuilders are registered by each command's file.
