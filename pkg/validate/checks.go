@@ -3,6 +3,8 @@ package validate
 import (
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -41,6 +43,7 @@ var (
 	scriptsCheck       = &check{run: checkScripts}
 	referencesCheck    = &check{run: checkReferences}
 	bodySizeCheck      = &check{run: checkBodySize}
+	linksCheck         = &check{run: checkLinks}
 )
 
 func kindName(n *yaml.Node) string {
@@ -488,6 +491,72 @@ func checkScripts(c *checker) {
 		}
 		c.add("script-not-executable", c.t.join(rel), 1, 1, "", "%s starts with #! but is not executable; %s", rel, how)
 	}
+}
+
+// maxLinkFindings bounds the link-outside findings of one skill.
+const maxLinkFindings = 20
+
+// checkLinks finds, as install does, symbolic links that resolve outside
+// the skill folder on disk, or nowhere, where run would follow them: the
+// declared entrypoint and everything under scripts/ (the conventional
+// entrypoints included). Only those are looked at, so that validating a
+// tree lists no folder it did not have to. Archives need no check here:
+// one such link anywhere makes the whole archive archive-unsafe.
+func checkLinks(c *checker) {
+	if c.t.abs == "" {
+		return
+	}
+	var base string
+	found := 0
+	check := func(rel string) {
+		p := filepath.Join(c.t.abs, filepath.FromSlash(rel))
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 || found >= maxLinkFindings {
+			return
+		}
+		if base == "" {
+			if base, err = filepath.EvalSymlinks(c.t.abs); err != nil {
+				return
+			}
+		}
+		target, _ := os.Readlink(p)
+		real, inside, err := skill.LinkTarget(base, p)
+		switch {
+		case err != nil:
+			found++
+			c.add("link-outside", c.t.join(rel), 0, 0, "", "%s is a symbolic link to %q, which does not resolve; install refuses the skill", rel, target)
+		case !inside:
+			found++
+			c.add("link-outside", c.t.join(rel), 0, 0, "", "%s is a symbolic link to %s, outside the skill folder; install refuses the skill and run does not start it", rel, real)
+		}
+	}
+	if n, _ := c.execField("entrypoint"); n != nil && n.Kind == yaml.ScalarNode {
+		if rel, err := skill.CheckRelPath(strings.TrimSpace(n.Value)); err == nil && !strings.HasPrefix(rel, "scripts/") {
+			check(rel)
+		}
+	}
+	if !c.t.hasEntry("scripts", true) {
+		return
+	}
+	check("scripts")
+	var visit func(rel string)
+	visit = func(rel string) {
+		ents, err := os.ReadDir(filepath.Join(c.t.abs, filepath.FromSlash(rel)))
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			r := rel + "/" + e.Name()
+			switch {
+			case skill.Clutter(e.Name(), e.IsDir()):
+			case e.IsDir():
+				visit(r)
+			case e.Type()&fs.ModeSymlink != 0:
+				check(r)
+			}
+		}
+	}
+	visit("scripts")
 }
 
 func hasShebang(fsys fs.FS, rel string) bool {

@@ -179,6 +179,9 @@ var Rules = []*Rule{
 	{ID: "script-not-executable", Severity: Levels{Warning, Off, Info, Info}, check: scriptsCheck,
 		Summary: "A script starts with '#!' but is not executable.",
 		Hint:    "chmod +x the script (git: git update-index --chmod=+x FILE)"},
+	{ID: "link-outside", Severity: Levels{Error, Off, Warning, Warning}, check: linksCheck,
+		Summary: "The entrypoint or a file under scripts/ is a symbolic link outside the skill folder (or nowhere); install refuses the skill.",
+		Hint:    "copy the file into the skill folder instead of linking to it"},
 
 	// Body.
 	{ID: "reference-missing", Severity: all(Warning), check: referencesCheck,

@@ -481,3 +481,34 @@ func TestArchivesCheckedAsInstallChecksThem(t *testing.T) {
 		assert.Contains(t, rep.Results[0].Findings[0].Message, want, name)
 	}
 }
+
+// Attack 10 (folders): validate passed a skill whose entrypoint is a link
+// out of the skill folder, which install refuses. It reports every link
+// that leaves the folder or leads nowhere, and none that stays inside.
+func TestLinksOutsideTheSkill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "linked")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "scripts"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "references"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
+		[]byte("---\nname: linked\ndescription: Links.\nentrypoint: scripts/run.sh\n---\nBody.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "references", "real.md"), []byte("x"), 0o644))
+	outside := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(outside, []byte("x"), 0o644))
+	if err := os.Symlink(outside, filepath.Join(dir, "scripts", "run.sh")); err != nil {
+		t.Skipf("symbolic links are not available here: %v", err)
+	}
+	require.NoError(t, os.Symlink("../nowhere", filepath.Join(dir, "scripts", "gone")))
+	require.NoError(t, os.Symlink("../references/real.md", filepath.Join(dir, "scripts", "inside.md")))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755))
+	require.NoError(t, os.Symlink("/etc", filepath.Join(dir, "node_modules", "left-out")))
+	outside, _ = filepath.EvalSymlinks(outside)
+	rep := run(t, "", dir)
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, []string{"E:link-outside", "E:link-outside"}, ruleIDs(rep.Results[0]))
+	var msgs []string
+	for _, f := range rep.Results[0].Findings {
+		msgs = append(msgs, f.Message)
+	}
+	assert.Contains(t, strings.Join(msgs, "\n"), "scripts/run.sh is a symbolic link to "+outside)
+	assert.Contains(t, strings.Join(msgs, "\n"), "scripts/gone is a symbolic link to \"../nowhere\", which does not resolve")
+}
