@@ -119,6 +119,7 @@ func HelperMain(args []string) (int, error) {
 	// supervisor.
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs)
+	parent := os.Getppid()
 	pid1 := os.Getpid() == 1
 	proc := ""
 	if spec.MountProc && pid1 {
@@ -174,6 +175,11 @@ func HelperMain(args []string) (int, error) {
 			return 127, nil
 		}
 		return 0, errors.New(st.Error)
+	}
+	if !pid1 && os.Getppid() != parent {
+		// skillctl is already gone (its parent-death signal may have come
+		// before the handler was there): stop the script now.
+		killGroup(pid, pid1)
 	}
 	code := supervise(pid, pid1, sigs)
 	left := killRest(pid, pid1)
