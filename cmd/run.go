@@ -242,6 +242,8 @@ func runNote(n run.Note) string {
 			strings.Join(n.Names, ", env:"), strings.Join(n.Names, " --env "))
 	case run.NoteRecordFailed:
 		return fmt.Sprintf("warning: could not write the run record: %v", n.Err)
+	case run.NoteWorkdirKept:
+		return fmt.Sprintf("run: %s: the script left files in %s (kept; remove it when done)", n.Skill, name())
 	}
 	return fmt.Sprintf("note: %s: %v", n.Skill, n.Err)
 }

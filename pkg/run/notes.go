@@ -21,6 +21,9 @@ const (
 	NoteEnvNotGranted
 	// NoteRecordFailed: the run record could not be written (Err).
 	NoteRecordFailed
+	// NoteWorkdirKept: the fresh workdir (Names[0]) was kept because the
+	// script left files in it.
+	NoteWorkdirKept
 )
 
 // Note is something run tells the user while it works. The caller decides

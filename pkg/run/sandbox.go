@@ -123,6 +123,9 @@ func (o *Options) runSandbox(ctx context.Context) (*SandboxResult, error) {
 		}
 		if res != nil {
 			res.Files, res.Workdir = wd.finish()
+			if wd.fresh && res.Workdir != nil {
+				o.note(Note{Kind: NoteWorkdirKept, Names: []string{*res.Workdir}})
+			}
 		} else {
 			wd.cleanup()
 		}
