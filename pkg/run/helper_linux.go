@@ -66,6 +66,11 @@ const helperStatusFD = 3
 // helperStage is the first argument of the helper's second stage.
 const helperStage = "--stage"
 
+// stageGoFD is the second stage's go-ahead pipe: it executes the script
+// only once the supervisor has told skillctl that the sandbox is set up,
+// so that nothing the script does can come before that report.
+const stageGoFD = 4
+
 // Exit status of the helper when the second stage could not set up.
 const stageFailed = 125
 
@@ -142,40 +147,51 @@ func HelperMain(args []string) (int, error) {
 	if err != nil {
 		return fail("pipe: %v", err)
 	}
+	goR, goW, err := os.Pipe()
+	if err != nil {
+		return fail("pipe: %v", err)
+	}
 	pid, err := syscall.ForkExec(self, []string{helperName, HelperCommand, helperStage, args[0]}, &syscall.ProcAttr{
-		Dir: spec.Dir, Env: os.Environ(), Files: []uintptr{0, 1, 2, w.Fd()},
+		Dir: spec.Dir, Env: os.Environ(), Files: []uintptr{0, 1, 2, w.Fd(), goR.Fd()},
 		Sys: &syscall.SysProcAttr{Setpgid: true}})
 	w.Close()
+	goR.Close()
 	if err != nil {
 		r.Close()
+		goW.Close()
 		return fail("cannot start the sandbox's second stage: %v", err)
 	}
-	// The second stage reports its Landlock ABI, then either execs (the
-	// pipe closes) or says why it could not.
-	st := helperStatus{OK: true, Proc: proc, Group: pid}
+	// The second stage says it is confined (with its Landlock ABI) or why
+	// it could not be; skillctl hears it before the script may start.
 	sc := bufio.NewScanner(io.LimitReader(r, 64<<10))
+	var ready helperStatus
+	for ready.Error == "" && !ready.Ready && sc.Scan() {
+		_ = json.Unmarshal(sc.Bytes(), &ready)
+	}
+	if !ready.Ready {
+		goW.Close()
+		r.Close()
+		_, _ = syscall.Wait4(pid, nil, 0, nil)
+		if ready.Error == "" {
+			ready.Error = "the sandbox's second stage ended before it was set up"
+		}
+		return fail("%s", ready.Error)
+	}
+	report(helperStatus{OK: true, Proc: proc, Group: pid, Landlock: ready.Landlock})
+	_, _ = goW.Write([]byte{1})
+	goW.Close()
+	// Then it executes the script (the pipe closes), or says why it could not.
 	for sc.Scan() {
 		var line helperStatus
-		if json.Unmarshal(sc.Bytes(), &line) != nil {
-			continue
-		}
-		if line.Landlock > 0 {
-			st.Landlock = line.Landlock
-		}
-		if line.Error != "" {
-			st = helperStatus{Stage: line.Stage, Error: line.Error}
-		}
-	}
-	r.Close()
-	report(st)
-	if !st.OK {
-		_, _ = syscall.Wait4(pid, nil, 0, nil)
-		if st.Stage == "start" {
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Stage == "start" {
+			r.Close()
+			_, _ = syscall.Wait4(pid, nil, 0, nil)
+			report(line)
 			report(helperStatus{Done: true})
 			return 127, nil
 		}
-		return 0, errors.New(st.Error)
 	}
+	r.Close()
 	if !pid1 && os.Getppid() != parent {
 		// skillctl is already gone (its parent-death signal may have come
 		// before the handler was there): stop the script now.
@@ -230,9 +246,14 @@ func stageMain(specJSON string) (int, error) {
 		os.Unsetenv(k)
 	}
 	env := os.Environ()
-	say(helperStatus{Landlock: abi})
 	if err := closeExtraFiles(); err != nil {
 		return fail("cannot close inherited descriptors: %v", err)
+	}
+	say(helperStatus{Ready: true, Landlock: abi})
+	// Wait for the go-ahead: none (the supervisor is gone) means stop here.
+	var b [1]byte
+	if n, _ := os.NewFile(stageGoFD, "go").Read(b[:]); n != 1 {
+		return stageFailed, errors.New("the sandbox supervisor ended before the script started")
 	}
 	lim.apply()
 	err := syscall.Exec(spec.Argv[0], spec.Argv, env)

@@ -302,6 +302,8 @@ type helperStatus struct {
 	Proc     string `json:"proc,omitempty"` // how /proc was set up
 	// Group is the script's process group (the supervisor's pid namespace).
 	Group int `json:"group,omitempty"`
+	// Ready: the second stage is confined and waits for the go-ahead.
+	Ready bool `json:"ready,omitempty"`
 	// Done is the supervisor's last word: the script exited and Left of
 	// its processes could not be stopped (0: verified, nothing is left).
 	Done bool `json:"done,omitempty"`
@@ -370,11 +372,6 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 			}
 			o.note(Note{Kind: NoteIsolation, Isolation: l.iso})
 			g.release()
-		case st.Stage == "start":
-			g.release()
-			_ = l.cmd.Wait()
-			ctl.finished()
-			return nil, nil, &StartError{Skill: p.skillName, Err: errors.New(st.Error)}
 		default:
 			werr := l.cmd.Wait()
 			ctl.finished()
@@ -408,8 +405,12 @@ func (o *Options) attempt(ctx context.Context, t tier, p *plan, timeout time.Dur
 	if status != nil {
 		// The supervisor's last word says whether everything the script
 		// started is gone; without it (the supervisor itself was stopped),
-		// skillctl stops what it can reach and checks.
+		// skillctl stops what it can reach and checks. Before it, a line
+		// may say that the script could not be executed at all.
 		final := readStatus(status)
+		if final.Stage == "start" {
+			return nil, nil, &StartError{Skill: p.skillName, Err: errors.New(final.Error)}
+		}
 		left := final.Left
 		if !final.Done {
 			left = l.sweep()
