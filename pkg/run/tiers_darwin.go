@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -82,9 +83,12 @@ func (noneTier) prepare(ctx context.Context, p *plan) (*launch, error) {
 		Processes:  "process group: SIGTERM, then SIGKILL to the group; a descendant that calls setsid can outlive the run"}), nil
 }
 
-// groupLaunch runs cmd in its own process group and stops the group.
+// groupLaunch runs cmd in a session of its own (no controlling terminal,
+// one process group) and stops the group. Descriptors skillctl inherited
+// without close-on-exec are marked so first: the script gets 0, 1 and 2.
 func groupLaunch(cmd *exec.Cmd, iso Isolation) *launch {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	closeInheritedFiles()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	l := &launch{cmd: cmd, iso: iso}
 	l.terminate = func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	l.kill = func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -92,4 +96,20 @@ func groupLaunch(cmd *exec.Cmd, iso Isolation) *launch {
 	// cannot hit a stranger.
 	l.afterWait = l.kill
 	return l
+}
+
+// closeInheritedFiles marks every descriptor of skillctl from 3 up
+// close-on-exec (skillctl's own are already; inherited ones may not be).
+func closeInheritedFiles() {
+	d, err := os.Open("/dev/fd")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
