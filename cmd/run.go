@@ -189,7 +189,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		ExitStatus: ExitCodeOf,
 	}
 	if !opts.Quiet {
-		ro.Notes = func(n run.Note) { fmt.Fprintln(opts.IO.ErrOut, safetext.Text(runNote(n))) }
+		ro.Notes = func(n run.Note) { fmt.Fprintln(opts.IO.ErrOut, safetext.Line(runNote(n))) }
 	}
 	if opts.IO.CanPrompt() {
 		ro.Confirm = confirmer(opts.IO.In, opts.IO.ErrOut)

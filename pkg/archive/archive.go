@@ -632,8 +632,14 @@ func (w *walker) checkLinks() error {
 	return nil
 }
 
-// resolve follows p (relative to the archive top, lower-cased keys in
-// links) component by component; false when it climbs out or loops.
+// Resolve follows the entry name p through the archive's symlinks (links:
+// lower-cased entry names to their targets), component by component, as
+// the file system would once extracted: the name it ends at, or false when
+// it climbs out of the archive or loops.
+func Resolve(links map[string]string, p string) (string, bool) {
+	return resolve(links, p)
+}
+
 func resolve(links map[string]string, p string) (string, bool) {
 	parts := strings.Split(p, "/")
 	var cur []string

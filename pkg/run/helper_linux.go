@@ -85,8 +85,9 @@ const stageFailed = 125
 //     nothing is left (verified: no child remains);
 //   - the second stage (skillctl __sandbox-exec --stage SPEC) applies the
 //     resource limits, Landlock, the capability drop and the seccomp
-//     filter to itself, marks every descriptor but 0, 1 and 2 close-on-exec
-//     and executes the script in place.
+//     filter to itself, marks every descriptor but 0, 1 and 2 close-on-exec,
+//     says it is ready, waits for the supervisor's go-ahead (sent once
+//     skillctl has the supervisor's report) and executes the script in place.
 //
 // It returns the script's status (128+N for signal N, 127 when it could
 // not be executed). A helper that could not confine itself returns an

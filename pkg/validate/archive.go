@@ -267,8 +267,12 @@ func archiveTargets(ctx context.Context, file, display string) ([]*target, error
 // outside dir (through other links too) and a hardlink to a file outside it.
 func (m *memFS) linksStayIn(dir string) error {
 	within := func(p string) bool { return dir == "." || p == dir || strings.HasPrefix(p, dir+"/") }
-	names := make([]string, 0)
+	var names []string
+	links := map[string]string{}
 	for name, e := range m.files {
+		if e.link != "" {
+			links[strings.ToLower(name)] = e.link
+		}
 		if (e.link != "" || e.hard != "") && within(name) {
 			names = append(names, name)
 		}
@@ -282,41 +286,10 @@ func (m *memFS) linksStayIn(dir string) error {
 			}
 			continue
 		}
-		r, ok := m.resolve(name)
+		r, ok := archive.Resolve(links, name)
 		if !ok || !within(r) {
 			return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: symlink to %q leaves the skill folder %s", archive.ErrLinkOutside, e.link, dir)}
 		}
 	}
 	return nil
-}
-
-// resolve follows the symlinks of name, in every component, as the
-// filesystem would once extracted; ok is false for a loop or a path that
-// leaves the archive.
-func (m *memFS) resolve(name string) (string, bool) {
-	rest := strings.Split(name, "/")
-	cur := ""
-	for hops := 0; len(rest) > 0; {
-		part := rest[0]
-		rest = rest[1:]
-		next := path.Join(cur, part)
-		if next == ".." || strings.HasPrefix(next, "../") {
-			return "", false
-		}
-		e := m.files[next]
-		if e == nil || e.link == "" {
-			cur = next
-			continue
-		}
-		if hops++; hops > 40 {
-			return "", false
-		}
-		target := path.Join(cur, e.link)
-		if target == ".." || strings.HasPrefix(target, "../") || path.IsAbs(e.link) {
-			return "", false
-		}
-		rest = append(strings.Split(target, "/"), rest...)
-		cur = ""
-	}
-	return cur, true
 }
