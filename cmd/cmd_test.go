@@ -80,8 +80,8 @@ func TestListPipeAndTerminal(t *testing.T) {
 	e := newTestEnv(t)
 	code, out, errOut := e.run(t, false, "list")
 	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, "alpha\tuser\tsandbox\tDoes alpha things, described at some length so that a narrow terminal has to cut it.\t$HOME/.claude/skills/alpha\n"+
-		"beta\tuser\tdirect\tBeta.\t$HOME/.claude/skills/beta\n", out, "a pipe gets rows without header or color")
+	assert.Equal(t, "alpha\tuser\tsandbox\tDoes alpha things, described at some length so that a narrow terminal has to cut it.\t$HOME/.claude/skills/alpha\tclaude,opencode\t-\n"+
+		"beta\tuser\tdirect\tBeta.\t$HOME/.claude/skills/beta\tclaude,opencode\t-\n", out, "a pipe gets rows without header or color")
 	assert.Empty(t, errOut)
 
 	code, out, _ = e.run(t, true, "list", "--color", "never")
@@ -124,7 +124,7 @@ func TestListJSONAndFilters(t *testing.T) {
 	assert.Equal(t, []string{"user:alpha=shadowed:project:alpha", "project:alpha=ok:", "user:beta=ok:", "project:broken=broken:"}, got)
 
 	_, out, _ = e.run(t, false, "-C", "work", "list", "--source", "user")
-	assert.Equal(t, "beta\tuser\tdirect\tBeta.\t$HOME/.claude/skills/beta\n", out, "--source filters the effective list")
+	assert.Equal(t, "beta\tuser\tdirect\tBeta.\t$HOME/.claude/skills/beta\tclaude,opencode\t-\n", out, "--source filters the effective list")
 
 	code, _, errOut = e.run(t, false, "list", "--source", "nowhere")
 	assert.Equal(t, ExitUsage, code)

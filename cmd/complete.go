@@ -97,7 +97,7 @@ func completeInstalledNames(f *Factory, t *install.TargetOptions) completionFunc
 		if err := f.applyGlobal(); err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		if err := resolveTargets(f, t); err != nil {
+		if err := resolveTargets(f, t, true); err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		roots, err := install.TargetRoots(*t)

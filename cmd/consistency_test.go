@@ -232,10 +232,10 @@ func TestCommandsAgreeOnATree(t *testing.T) {
 				return
 			}
 			require.Equal(t, 0, code, errOut)
-			var installed []struct{ Name string }
+			var installed struct{ Skills []struct{ Name string } }
 			require.NoError(t, json.Unmarshal([]byte(out), &installed), out)
 			got = nil
-			for _, s := range installed {
+			for _, s := range installed.Skills {
 				got = append(got, s.Name)
 			}
 			var wantNames []string
@@ -290,10 +290,10 @@ func TestCommandsAgreeOnArchives(t *testing.T) {
 					return
 				}
 				require.Equal(t, 0, code, errOut)
-				var installed []struct{ Name string }
+				var installed struct{ Skills []struct{ Name string } }
 				require.NoError(t, json.Unmarshal([]byte(out), &installed), out)
 				got = nil
-				for _, s := range installed {
+				for _, s := range installed.Skills {
 					got = append(got, s.Name)
 				}
 				var wantNames []string

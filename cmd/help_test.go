@@ -213,7 +213,7 @@ func TestCompletion(t *testing.T) {
 			{[]string{"validate", "--format", ""}, []string{"text", "json", "github", "sarif"}},
 			{[]string{"index", "--format", ""}, []string{"xml", "catalog", "markdown", "json", "tools", "wellknown"}},
 			{[]string{"validate", "--profile", ""}, []string{"default", "spec", "claude-code", "anthropic-api"}},
-			{[]string{"run", "--mode", ""}, []string{"sandbox", "direct"}},
+			{[]string{"run", "--mode", ""}, []string{"auto", "sandbox", "direct"}},
 			{[]string{"init", "--mode", ""}, []string{"sandbox", "direct"}},
 			{[]string{"install", "--scope", ""}, []string{"user", "project"}},
 			{[]string{"uninstall", "--scope", ""}, []string{"user", "project"}},

@@ -35,6 +35,10 @@ type installOptions struct {
 	Skills       []string
 	Force        bool
 	DryRun       bool
+	Strict       bool
+	SkipInvalid  bool
+	List         bool
+	Neighbours   []install.Neighbour
 	SHA256       string
 	MaxEntries   int
 	MaxFileSize  string
@@ -48,34 +52,51 @@ func init() { register(func(f *Factory) *cobra.Command { return newInstallCmd(f,
 func newInstallCmd(f *Factory, runF func(context.Context, *installOptions) error) *cobra.Command {
 	opts := &installOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "install <source>... [--scope {user|project}] [--dir <dir>] [--skill <name>]... [--force] [--dry-run] [--sha256 <hex>]",
-		Short: "Install skills from archives, folders or URLs",
+		Use:     "install <source>... [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>]",
+		Aliases: []string{"add"},
+		Short:   "Install skills from archives, folders, SKILL.md files or URLs",
 		Long: `Install the skills held by each SOURCE: an archive file (zip, .skill, tar,
 tar.gz, tar.bz2, tar.xz or tar.zst, recognised by its content, not its name),
-a folder, or an http(s):// URL of an archive.
+a folder, a SKILL.md (its folder is the skill), or an http(s):// URL of an
+archive. --list shows what a source holds, with any problems, and installs
+nothing.
 
 A source may hold SKILL.md at its top, one folder holding SKILL.md, or several
-skill folders; all are installed unless --skill picks some. Each skill goes
-into <target>/<name>/, named after its frontmatter name. The target is --dir,
+skill folders; all are installed unless --skill picks some (a name or a glob).
+Each skill goes into <target>/<folder>/, the folder named after its name as a
+slug ("Toggl Automation" goes into toggl-automation/). The target is --dir,
 else the skills folder of --scope (user: ~/.claude/skills; project:
 .claude/skills at the repository top) for each --agent (claude when none is
-given; agents, codex and opencode have their own folders).
+given; agents, codex and opencode have their own folders): one copy each.
 
-Everything is unpacked and validated (default profile) in a staging folder
-beside the target before anything there changes; then each skill is swapped
-into place and the lock file .skillctl-lock.json rewritten, under a file lock.
-Archives with unsafe entries (.., absolute paths, links leaving the skill,
-devices, setuid files), over the caps, or skills with validation errors are
-refused and nothing is written. A skill already in the target is replaced only
-when skillctl installed it from the same source, or with --force.
-See docs/install.md.`,
-		Annotations: exitStatus(`  0  installed (or, with --dry-run, would install)
-  1  refused or failed: unsafe or broken archive, validation errors, a
-     conflict, a failed download or a --sha256 mismatch; nothing was changed
+What is installed is what agents load: a skill is refused only when agents
+could not load it (its SKILL.md cannot be read, or it has no description) or
+it is unsafe (.., absolute paths, links leaving the skill, devices, setuid
+files, over the caps). Other validation findings are summarised as warnings;
+--strict refuses any validation error. A source is installed all or nothing:
+when one of its skills is refused, nothing is installed and every refusal is
+listed; --skip-invalid installs the others.
+
+Everything is unpacked and checked in a staging folder beside the target
+before anything there changes; then each skill is swapped into place and the
+lock file .skillctl-lock.json rewritten, under a file lock. Installing the
+same files again says unchanged and touches nothing. A skill already in the
+target is replaced only when skillctl installed it from the same source and
+its files were not edited since, or with --force. A skill of the same name in
+another agent's folder is pointed out: where an agent loads both, one hides
+the other.`,
+		Annotations: exitStatus(`  0  installed, unchanged or listed (with --skip-invalid, also when some
+     skills were skipped)
+  1  refused or failed: an unsafe or broken archive, a skill agents could
+     not load, a conflict or local edits, a failed download or a --sha256
+     mismatch; nothing was changed
   2  bad flags or arguments
   3  a source or a --skill name that does not exist`),
 		Example: `  skillctl install ./pdf.skill
+  skillctl install ./pdf/SKILL.md
+  skillctl install skills.zip --list
   skillctl install https://example.com/skills.zip --sha256 3b1f...e9 --skill pdf
+  skillctl install ./repo-of-skills --skip-invalid
   skillctl install ./my-skill --scope project --agent claude --agent codex
   skillctl install bundle.tar.gz --dir ./skills --dry-run --json`,
 		Args:              cobra.MinimumNArgs(1),
@@ -104,10 +125,13 @@ See docs/install.md.`,
 					return FlagErrorf("%s: %v", s.flag, err)
 				}
 			}
-			if err := resolveTargets(f, &opts.Targets); err != nil {
+			if err := resolveTargets(f, &opts.Targets, false); err != nil {
 				return err
 			}
 			opts.Cwd = opts.Targets.Cwd
+			if opts.Targets.Dir == "" {
+				opts.Neighbours = neighbours(opts.Targets)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -117,8 +141,11 @@ See docs/install.md.`,
 	fl := cmd.Flags()
 	addTargetFlags(cmd, &opts.Targets)
 	fl.StringArrayVar(&opts.Skills, "skill", nil, "install only the skill `NAME` from a source holding several (repeatable)")
-	fl.BoolVar(&opts.Force, "force", false, "replace skills not installed by skillctl or installed from another source")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "unpack and validate, report what would be installed, change nothing")
+	fl.BoolVar(&opts.Force, "force", false, "replace skills not installed by skillctl, installed from another source, or edited since")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "unpack and check, report what would be installed, change nothing")
+	fl.BoolVar(&opts.List, "list", false, "list the skills the sources hold, with their problems; install nothing")
+	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "install the skills that can be installed and report the others")
+	fl.BoolVar(&opts.Strict, "strict", false, "refuse skills with any validation error")
 	fl.StringVar(&opts.SHA256, "sha256", "", "refuse the archive or download unless its sha256 is `HEX`")
 	fl.IntVar(&opts.MaxEntries, "max-entries", archive.DefaultMaxEntries, "refuse sources with more than `N` entries")
 	fl.StringVar(&opts.MaxFileSize, "max-file-size", "100MiB", "refuse a file unpacking to more than `SIZE`")
@@ -137,8 +164,9 @@ func addTargetFlags(cmd *cobra.Command, t *install.TargetOptions) {
 }
 
 // resolveTargets fills in home, working folder and agents: --agent flags,
-// else config agents:, else claude alone.
-func resolveTargets(f *Factory, t *install.TargetOptions) error {
+// else config agents:, else claude alone — or, with every, every known
+// agent (uninstall looks in all of their folders).
+func resolveTargets(f *Factory, t *install.TargetOptions, every bool) error {
 	cwd, err := f.Cwd()
 	if err != nil {
 		return err
@@ -154,11 +182,31 @@ func resolveTargets(f *Factory, t *install.TargetOptions) error {
 	}
 	if len(t.Agents) == 0 {
 		t.Agents = []string{agents.DefaultInstall}
+		if every {
+			t.Agents = agents.Names()
+		}
 	}
 	if t.Scope != "" && t.Scope != install.ScopeUser && t.Scope != install.ScopeProject {
 		return FlagErrorf("--scope must be user or project, not %q", t.Scope)
 	}
 	return nil
+}
+
+// neighbours are the skill folders of every agent, in both scopes, that
+// an install may put a namesake beside.
+func neighbours(t install.TargetOptions) []install.Neighbour {
+	var out []install.Neighbour
+	all := t
+	all.Agents = agents.Names()
+	for _, scope := range []string{install.ScopeUser, install.ScopeProject} {
+		all.Scope = scope
+		if roots, err := install.LoadRoots(all); err == nil {
+			for _, r := range roots {
+				out = append(out, install.Neighbour{Dir: r, Label: scope})
+			}
+		}
+	}
+	return out
 }
 
 // targetRoots is install.TargetRoots, saying which flag helps when it fails.
@@ -225,6 +273,7 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	}
 	in := install.New(install.Options{
 		Sources: opts.Sources, Roots: roots, Skills: opts.Skills, Force: opts.Force, DryRun: opts.DryRun,
+		Strict: opts.Strict, SkipInvalid: opts.SkipInvalid, Neighbours: opts.Neighbours,
 		SHA256: strings.ToLower(opts.SHA256), Cwd: opts.Cwd, Now: opts.Now,
 		Limits:           archive.Limits{MaxEntries: maxEntries, MaxEntryBytes: perFile, MaxTotalBytes: total},
 		MaxDownloadBytes: download, DownloadTimeout: opts.Timeout,
@@ -232,6 +281,9 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	bar := newProgressLine(opts.IO, opts.Quiet)
 	if bar != nil {
 		in.Progress = bar.update
+	}
+	if opts.List {
+		return installList(ctx, opts, in, bar)
 	}
 	res, err := in.Run(ctx)
 	if bar != nil {
@@ -243,38 +295,144 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	for _, s := range res.Skipped {
 		warnSkipped(opts.IO.ErrOut, s.Path, s.Reason)
 	}
+	errOut := opts.IO.ErrOut
 	if !opts.Quiet {
-		var warnings []findings.Finding
+		var all []findings.Finding
 		for _, s := range res.Skills {
+			if s.Target != res.Skills[0].Target && len(roots) > 1 {
+				continue // the same skills in every root: summarise once
+			}
 			for _, w := range s.Warnings {
-				w.File = s.Name + "/" + w.File
-				warnings = append(warnings, w)
+				if w.Severity == findings.Error || w.Severity == findings.Warning {
+					w.File = s.Folder + "/" + w.File
+					all = append(all, w)
+				}
 			}
 		}
-		st := findingStyle(opts.IO, false)
-		st.Prefix = "warning: "
-		if err := findings.WriteText(opts.IO.ErrOut, warnings, st); err != nil {
+		if err := summariseFindings(errOut, opts.IO, all, opts.Sources); err != nil {
 			return err
+		}
+		for _, r := range res.Refused {
+			fmt.Fprintf(errOut, "warning: skipped %s in %s: %s\n", safetext.Line(r.Skill), safetext.Line(r.Source), safetext.Line(strings.Join(r.Reasons, "; ")))
+		}
+		for _, sh := range res.Shadows {
+			fmt.Fprintf(errOut, "warning: %s is also in %s (%s): where an agent loads both folders, one hides the other ('skillctl list --all' shows which)\n",
+				safetext.Line(sh.Name), safetext.Line(sh.Other), sh.Label)
 		}
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, res.Skills)
+		return writeJSON(opts.IO.Out, res)
 	}
 	tty := opts.IO.IsStdoutTTY()
-	t := &render.Table{Header: []string{"NAME", "VERSION", "STATUS", "FILES", "SIZE", "PATH"}, Width: opts.IO.TerminalWidth()}
+	st := render.ForStdout(opts.IO)
+	w := opts.IO.Out
 	for _, s := range res.Skills {
 		version := s.DeclaredVersion
 		if version == "" {
 			version = "-"
 		}
-		t.Rows = append(t.Rows, []string{s.Name, version, s.Status, strconv.Itoa(s.FileInventory.TotalFiles),
-			sizeCell(s.FileInventory.TotalSizeBytes, tty), s.Path})
+		if !tty {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Status, safetext.Line(s.Name), safetext.Line(version), s.Path)
+			continue
+		}
+		line := fmt.Sprintf("%s %s %s → %s", st.Bold.Render(s.Status), safetext.Line(s.Name), safetext.Line(version), s.Path)
+		if s.Source.Location != "" {
+			line += st.Faint.Render(" (from " + safetext.Line(s.Source.Location) + ")")
+		}
+		fmt.Fprintln(w, line)
+	}
+	if tty && !opts.Quiet && opts.DryRun {
+		fmt.Fprintln(errOut, "Dry run: nothing was changed.")
+	}
+	return nil
+}
+
+// summariseFindings prints the validation findings of installed skills in
+// short: how many, the first few, and the command that shows them all.
+func summariseFindings(w io.Writer, ios *iostreams.IOStreams, all []findings.Finding, sources []string) error {
+	if len(all) == 0 {
+		return nil
+	}
+	const first = 5
+	skills := map[string]bool{}
+	for _, f := range all {
+		skills[strings.SplitN(f.File, "/", 2)[0]] = true
+	}
+	fmt.Fprintf(w, "warning: %d validation finding(s) in %d skill(s), installed anyway (agents load them):\n", len(all), len(skills))
+	st := findingStyle(ios, false)
+	st.Prefix = "  "
+	shown := all
+	if len(shown) > first {
+		shown = shown[:first]
+	}
+	if err := findings.WriteText(w, shown, st); err != nil {
+		return err
+	}
+	if len(all) > first {
+		fmt.Fprintf(w, "  … and %d more.\n", len(all)-first)
+	}
+	quoted := make([]string, len(sources))
+	for i, s := range sources {
+		quoted[i] = shellQuote(s)
+	}
+	fmt.Fprintf(w, "  See them all with: skillctl validate %s (--strict refuses skills with errors)\n", safetext.Line(strings.Join(quoted, " ")))
+	return nil
+}
+
+// shellQuote quotes s for a shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// installList prints what the sources hold (install --list).
+func installList(ctx context.Context, opts *installOptions, in *install.Installer, bar *progressLine) error {
+	p, err := in.Preview(ctx)
+	if bar != nil {
+		bar.clear()
+	}
+	if err != nil {
+		return installHint(err, "")
+	}
+	defer p.Close()
+	for _, s := range p.Skipped {
+		warnSkipped(opts.IO.ErrOut, s.Path, s.Reason)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, p.Skills)
+	}
+	tty := opts.IO.IsStdoutTTY()
+	t := &render.Table{Header: []string{"NAME", "FOLDER", "VERSION", "FILES", "SIZE", "STATUS", "DESCRIPTION"},
+		Width: opts.IO.TerminalWidth(), Truncate: map[int]bool{6: true}}
+	refused := 0
+	for _, s := range p.Skills {
+		status := "ok"
+		switch {
+		case len(s.Problems) > 0:
+			status = "refused: " + strings.Join(s.Problems, "; ")
+			refused++
+		case s.Errors+s.Warnings > 0:
+			status = fmt.Sprintf("ok, %d error(s), %d warning(s)", s.Errors, s.Warnings)
+		}
+		version := s.Version
+		if version == "" {
+			version = "-"
+		}
+		folder := s.Folder
+		if folder == "" {
+			folder = "-"
+		}
+		t.Rows = append(t.Rows, []string{s.Name, folder, version, strconv.Itoa(s.Files), sizeCell(s.Size, tty), status, s.Description})
 	}
 	if err := t.Print(opts.IO.Out, tty, render.ForStdout(opts.IO)); err != nil {
 		return err
 	}
-	if tty && !opts.Quiet && opts.DryRun {
-		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was changed.")
+	if tty && !opts.Quiet {
+		fmt.Fprintf(opts.IO.ErrOut, "%d skill(s), %d would be refused. Nothing was installed.\n", len(p.Skills), refused)
 	}
 	return nil
 }

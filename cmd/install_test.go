@@ -67,8 +67,8 @@ func TestInstallRunOutput(t *testing.T) {
 		json bool
 		want []string
 	}{
-		{name: "pipe", want: []string{"demo\t-\tinstalled\t3\t"}},
-		{name: "terminal", tty: true, want: []string{"NAME", "VERSION", "demo", "installed"}},
+		{name: "pipe", want: []string{"installed\tdemo\t-\t"}},
+		{name: "terminal", tty: true, want: []string{"installed", " demo - → ", "(from " + src + ")"}},
 		{name: "json", json: true, want: []string{`"name": "demo"`, `"treeSha256"`, `"status": "installed"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,9 +82,9 @@ func TestInstallRunOutput(t *testing.T) {
 				assert.Contains(t, out.String(), w)
 			}
 			if tc.json {
-				var v []map[string]any
+				var v struct{ Skills []map[string]any }
 				require.NoError(t, json.Unmarshal(out.Bytes(), &v))
-				assert.Len(t, v, 1)
+				assert.Len(t, v.Skills, 1)
 			}
 			if !tc.tty {
 				assert.NotContains(t, out.String(), "\x1b[", "no color in a pipe")

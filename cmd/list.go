@@ -12,6 +12,7 @@ import (
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
 	"github.com/skillctl/skillctl/pkg/catalog"
+	"github.com/skillctl/skillctl/pkg/install"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -28,15 +29,21 @@ func init() { register(func(f *Factory) *cobra.Command { return newListCmd(f, ni
 func newListCmd(f *Factory, runF func(context.Context, *listOptions) error) *cobra.Command {
 	opts := &listOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "list [--source <tier>] [--all]",
-		Short: "List the skills agents can see",
+		Use:     "list [--source <tier>] [--all]",
+		Aliases: []string{"ls"},
+		Short:   "List the skills agents can see",
 		Long: `List every skill found in the user, project, env, path and plugin folders
-(see 'skillctl help environment' and docs/discovery.md), one per name: a skill
-in a higher-precedence folder shadows one with the same name in a lower one.
+of every agent (or of each --agent; see 'skillctl help environment'), one per
+name: a skill in a higher-precedence folder shadows one with the same name in
+a lower one.
 
-On a terminal the list is a table (NAME, SOURCE, MODE, DESCRIPTION, and PATH
-when the terminal is wide). In a pipe each skill is one tab-separated row
-without a header: name, source, mode, description, path (and status with --all).
+On a terminal the list is a table: NAME, SOURCE, MODE (the mode 'skillctl run'
+uses: auto is sandbox for a skill with an entrypoint, direct otherwise),
+DESCRIPTION, AGENTS (the agents that load the skill's folder), and on wide
+terminals PATH and FROM (where skillctl installed it from, and when). In a
+pipe each skill is one tab-separated row without a header: name, source,
+mode, description, path, agents (comma-separated, - for none), from (the
+source location, - when skillctl did not install it), and status with --all.
 --all also lists shadowed skills and skills that could not be loaded.
 Skills that cannot be loaded are always reported on stderr.`,
 		Annotations: exitStatus(`  0  the list was printed (even when some skills could not be loaded)
@@ -54,7 +61,16 @@ Skills that cannot be loaded are always reported on stderr.`,
 				return FlagErrorf("--source must be one of %s, not %q", strings.Join(skill.Sources, ", "), opts.Source)
 			}
 			opts.Discover = func(ctx context.Context) (*catalog.Catalog, error) {
-				return f.Discover(ctx, true, !f.Global.Quiet)
+				o, err := f.DiscoverOptions()
+				if err != nil {
+					return nil, err
+				}
+				o.DropBody, o.Modes = true, true
+				cat, err := catalog.Discover(ctx, o)
+				if err == nil && !f.Global.Quiet {
+					f.WarnBroken(cat)
+				}
+				return cat, err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -83,10 +99,24 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		}
 		entries = append(entries, e)
 	}
+	tty := opts.IO.IsStdoutTTY()
+	width := opts.IO.TerminalWidth()
+	wide := !tty || width >= 140
+	var from map[string]*skill.Provenance
+	if opts.JSON || wide {
+		dirs := make([]string, 0, len(entries))
+		for _, e := range entries {
+			if e.Source == skill.SourceUser || e.Source == skill.SourceProject {
+				dirs = append(dirs, e.Dir)
+			}
+		}
+		from = install.Provenances(dirs)
+	}
 	if opts.JSON {
 		sums := make([]skill.Summary, len(entries))
 		for i, e := range entries {
 			sums[i] = e.Summary()
+			sums[i].Installed = from[e.Dir]
 		}
 		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 		if err := writeJSON(w, sums); err != nil {
@@ -94,18 +124,17 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		}
 		return w.Flush()
 	}
-	tty := opts.IO.IsStdoutTTY()
 	if len(entries) == 0 {
 		if tty {
 			fmt.Fprintln(opts.IO.ErrOut, "No skills found. Skills are folders holding a SKILL.md under ~/.claude/skills, .claude/skills, .agents/skills or a --path folder.")
 		}
 		return nil
 	}
-	width := opts.IO.TerminalWidth()
-	wide := !tty || width >= 140
-	header := []string{"NAME", "SOURCE", "MODE", "DESCRIPTION"}
-	if wide {
-		header = append(header, "PATH")
+	header := []string{"NAME", "SOURCE", "MODE", "DESCRIPTION", "AGENTS"}
+	if !tty {
+		header = []string{"NAME", "SOURCE", "MODE", "DESCRIPTION", "PATH", "AGENTS", "FROM"}
+	} else if wide {
+		header = append(header, "PATH", "FROM")
 	}
 	if opts.All {
 		header = append(header, "STATUS")
@@ -120,9 +149,25 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		} else {
 			desc = skill.ErrorReason(e.Err)
 		}
+		agents := "-"
+		if len(e.Agents) > 0 {
+			agents = strings.Join(e.Agents, ",")
+		}
+		origin := "-"
+		if p := from[e.Dir]; p != nil {
+			origin = p.Location
+			if tty {
+				origin = fromCell(p)
+			}
+		}
 		cells = append(cells, e.DisplayName(), e.Source, mode, desc)
-		if wide {
-			cells = append(cells, e.Dir)
+		switch {
+		case !tty:
+			cells = append(cells, e.Dir, agents, origin)
+		case wide:
+			cells = append(cells, agents, e.Dir, origin)
+		default:
+			cells = append(cells, agents)
 		}
 		if opts.All {
 			status := skill.StatusOK
@@ -141,4 +186,20 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		return err
 	}
 	return w.Flush()
+}
+
+// fromCell is where an installed skill came from, in short: the last part
+// of its location and the day it was installed.
+func fromCell(p *skill.Provenance) string {
+	loc := strings.TrimRight(p.Location, "/")
+	if i := strings.LastIndexAny(loc, `/\`); i >= 0 && i < len(loc)-1 {
+		loc = loc[i+1:]
+	}
+	if p.Version != "" {
+		loc += " " + p.Version
+	}
+	if len(p.InstalledAt) >= 10 {
+		loc += " " + p.InstalledAt[:10]
+	}
+	return loc
 }

@@ -139,7 +139,7 @@ func (f *Factory) DiscoverOptions() (catalog.Options, error) {
 	}
 	return catalog.Options{
 		Home: f.Home(), Cwd: cwd, Getenv: f.Getenv, Agents: agents,
-		ConfigPaths: cfg.Paths, Paths: f.Global.Paths,
+		ConfigPaths: cfg.Paths, Paths: f.Global.Paths, DefaultMode: cfg.Run.DefaultMode,
 	}, nil
 }
 

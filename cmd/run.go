@@ -59,7 +59,9 @@ func newRunCmd(f *Factory, runF func(context.Context, *runOptions) error) *cobra
 		Long: `Run a skill, named by its name, its id, or a path to its folder or SKILL.md.
 
 The mode is --mode, else the skill's mode:, else the config's run.defaultMode,
-else sandbox.
+else auto. Auto is sandbox when the skill has an entrypoint (entrypoint:, or
+one of scripts/run*, scripts/execute*) and direct otherwise: a skill of plain
+instructions prints its body. 'skillctl list' shows the mode each skill gets.
 
 direct: prints the body with {{input.NAME}}, {{system.*}}, $ARGUMENTS, $N and
 ${CLAUDE_SKILL_DIR} filled in. A placeholder without a value is an error that
@@ -107,8 +109,8 @@ recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.`,
 				return FlagErrorf("unexpected arguments %q: pass arguments for the skill after --", strings.Join(args[1:], " "))
 			}
 			opts.Name, opts.Args = args[0], args[1:]
-			if opts.Mode != "" && opts.Mode != skill.ModeSandbox && opts.Mode != skill.ModeDirect {
-				return FlagErrorf("--mode must be sandbox or direct, not %q", opts.Mode)
+			if opts.Mode != "" && opts.Mode != skill.ModeSandbox && opts.Mode != skill.ModeDirect && opts.Mode != skill.ModeAuto {
+				return FlagErrorf("--mode must be auto, sandbox or direct, not %q", opts.Mode)
 			}
 			if opts.Isolation != "" && !slices.Contains(run.Tiers, opts.Isolation) {
 				return FlagErrorf("--isolation must be one of %s, not %q", strings.Join(run.Tiers, ", "), opts.Isolation)
@@ -148,7 +150,7 @@ recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Mode, "mode", "", "run in `MODE`: {sandbox|direct}")
+	fl.StringVar(&opts.Mode, "mode", "", "run in `MODE`: {auto|sandbox|direct} (auto: sandbox when the skill has an entrypoint)")
 	fl.StringArrayVarP(&opts.Inputs, "input", "i", nil, "input value `KEY=VALUE`; dotted keys nest (repeatable)")
 	fl.StringVar(&opts.InputJSON, "input-json", "", "input object as `JSON`, @FILE, or - for stdin")
 	fl.StringVar(&timeout, "timeout", "", "stop the script after `DURATION` (30s, 2m, or milliseconds)")
@@ -159,7 +161,7 @@ recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.`,
 	fl.StringVar(&opts.Isolation, "isolation", "", "the isolation `TIER`: {auto|bwrap|namespaces|landlock|seatbelt|none}")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "confirm dangerous skills and ask rules without a prompt")
 	fl.BoolVar(&opts.AllowMissing, "allow-missing", false, "direct mode: leave placeholders without a value as written")
-	_ = cmd.RegisterFlagCompletionFunc("mode", fixedCompletion(skill.ModeSandbox, skill.ModeDirect))
+	_ = cmd.RegisterFlagCompletionFunc("mode", fixedCompletion(skill.ModeAuto, skill.ModeSandbox, skill.ModeDirect))
 	_ = cmd.RegisterFlagCompletionFunc("isolation", fixedCompletion(run.Tiers...))
 	_ = cmd.RegisterFlagCompletionFunc("allow", fixedCompletion(run.PermNetwork))
 	_ = cmd.RegisterFlagCompletionFunc("entry", completeSkillFiles(f))

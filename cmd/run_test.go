@@ -50,7 +50,7 @@ func TestRunFlags(t *testing.T) {
 				assert.Equal(t, 250*time.Millisecond, o.Timeout)
 				assert.True(t, o.AllowMissing)
 			}},
-		{name: "bad mode", args: []string{"hello", "--mode", "fast"}, err: "--mode must be sandbox or direct"},
+		{name: "bad mode", args: []string{"hello", "--mode", "fast"}, err: "--mode must be auto, sandbox or direct"},
 		{name: "bad isolation", args: []string{"hello", "--isolation", "docker"}, err: "--isolation must be one of"},
 		{name: "bad allow", args: []string{"hello", "--allow", "fs"}, err: "--allow takes network"},
 		{name: "bad env", args: []string{"hello", "--env", "A=B"}, err: "--env takes a variable name"},

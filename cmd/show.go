@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,17 +17,25 @@ import (
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
 	"github.com/skillctl/skillctl/internal/safetext"
+	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/catalog"
+	"github.com/skillctl/skillctl/pkg/install"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 type showOptions struct {
 	IO      *iostreams.IOStreams
 	Resolve func(ctx context.Context, arg string) (*skill.Skill, error)
-	JSON    bool
-	Name    string
-	File    string
-	Raw     bool
+	// Describe, when set, adds what discovery knows beyond the skill: the
+	// mode a run uses, the agents that load it, where it was installed from.
+	Describe func(s *skill.Skill) showExtra
+	// Open, when set, reads an archive without installing it; close
+	// removes what it unpacked.
+	Open func(ctx context.Context, arg string) (s *skill.Skill, display string, close func(), err error)
+	JSON bool
+	Name string
+	File string
+	Raw  bool
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newShowCmd(f, nil) }) }
@@ -34,10 +43,12 @@ func init() { register(func(f *Factory) *cobra.Command { return newShowCmd(f, ni
 func newShowCmd(f *Factory, runF func(context.Context, *showOptions) error) *cobra.Command {
 	opts := &showOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "show <name|id|path> [--file <rel>] [--raw]",
+		Use:   "show <name|id|path|archive> [--file <rel>] [--raw]",
 		Short: "Show a skill: its header, files, token estimate and body",
 		Long: `Show one skill, named by its name (pdf), its id (project:pdf, myplugin:pdf),
-or a path to its folder or SKILL.md.
+a path to its folder or SKILL.md, or an archive holding one skill (read
+without installing it; 'skillctl install ARCHIVE --list' lists an archive of
+several).
 
 Without flags: a header (name, id, description, source, path, mode, license,
 version), the tree of its files with sizes and types, an estimate of the
@@ -62,6 +73,8 @@ as it is on disk. --json prints the full definition (docs/json.md).`,
 				return FlagErrorf("--raw and --file cannot be used together")
 			}
 			opts.Resolve = f.ResolveSkill
+			opts.Describe = f.describeSkill
+			opts.Open = f.openArchiveSkill
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -91,10 +104,106 @@ func (f *Factory) ResolveSkill(ctx context.Context, arg string) (*skill.Skill, e
 	return catalog.Find(ctx, o, arg)
 }
 
-func showRun(ctx context.Context, opts *showOptions) error {
-	s, err := opts.Resolve(ctx, opts.Name)
+// showExtra is what show prints beyond the skill itself.
+type showExtra struct {
+	Agents    []string
+	Installed *skill.Provenance
+	// Display is the path to print instead of the skill's folder.
+	Display string
+}
+
+// describeSkill works out the mode a run of s uses (with the configured
+// default), the agents that load its folder and where it was installed from.
+func (f *Factory) describeSkill(s *skill.Skill) showExtra {
+	var x showExtra
+	defaultMode := ""
+	if cfg, err := f.Config(); err == nil {
+		defaultMode = cfg.Run.DefaultMode
+	}
+	s.Mode = s.RunMode(defaultMode)
+	if s.Source != skill.SourceUser && s.Source != skill.SourceProject {
+		return x
+	}
+	if o, err := f.DiscoverOptions(); err == nil {
+		o.Agents = agents.Names()
+		parent := filepath.Dir(s.Dir)
+		for _, r := range catalog.Roots(o) {
+			if r.Dir == parent {
+				x.Agents = r.Agents
+			}
+		}
+	}
+	x.Installed = install.Provenances([]string{s.Dir})[s.Dir]
+	return x
+}
+
+// openArchiveSkill reads the one skill of an archive file (not a SKILL.md,
+// not a folder) without installing it; nil when arg is not such a file.
+func (f *Factory) openArchiveSkill(ctx context.Context, arg string) (*skill.Skill, string, func(), error) {
+	cwd, err := f.Cwd()
 	if err != nil {
-		return err
+		return nil, "", nil, err
+	}
+	p := arg
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || strings.EqualFold(filepath.Ext(p), ".md") {
+		return nil, "", nil, nil
+	}
+	prev, err := install.New(install.Options{Sources: []string{arg}, Cwd: cwd}).Preview(ctx)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	switch len(prev.Skills) {
+	case 1:
+	default:
+		names := make([]string, len(prev.Skills))
+		for i, v := range prev.Skills {
+			names[i] = v.Name
+		}
+		prev.Close()
+		return nil, "", nil, fmt.Errorf("%s holds %d skills (%s); list them with: skillctl install %s --list", arg, len(names), strings.Join(names, ", "), shellQuote(arg))
+	}
+	v := prev.Skills[0]
+	if len(v.Problems) > 0 {
+		prev.Close()
+		return nil, "", nil, fmt.Errorf("%s: %s: %s", arg, v.Name, strings.Join(v.Problems, "; "))
+	}
+	s, err := skill.Load(v.Dir, skill.LoadOptions{Source: "archive"})
+	if err != nil {
+		prev.Close()
+		return nil, "", nil, err
+	}
+	display := p
+	if v.Path != "." {
+		display += "!/" + v.Path
+	}
+	return s, display, prev.Close, nil
+}
+
+func showRun(ctx context.Context, opts *showOptions) error {
+	var s *skill.Skill
+	var extra showExtra
+	if opts.Open != nil {
+		sk, display, closer, err := opts.Open(ctx, opts.Name)
+		if err != nil {
+			return err
+		}
+		if sk != nil {
+			defer closer()
+			s, extra.Display = sk, display
+		}
+	}
+	if s == nil {
+		var err error
+		if s, err = opts.Resolve(ctx, opts.Name); err != nil {
+			return err
+		}
+		if opts.Describe != nil {
+			extra = opts.Describe(s)
+		}
 	}
 	out := opts.IO.Out
 	switch {
@@ -137,10 +246,15 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(out, skill.DefinitionOf(s, files))
+		def := skill.DefinitionOf(s, files)
+		def.Agents, def.Installed = extra.Agents, extra.Installed
+		if extra.Display != "" {
+			def.Path, def.File = extra.Display, ""
+		}
+		return writeJSON(out, def)
 	}
 	st := render.ForStdout(opts.IO)
-	printShowHeader(out, st, s)
+	printShowHeader(out, st, s, extra)
 	fmt.Fprintln(out)
 	inv := skill.Inventory(files)
 	fmt.Fprintf(out, "%s %s\n", st.Bold.Render("Files"), st.Faint.Render(fmt.Sprintf("(%d, %s)", inv.TotalFiles, skill.HumanSize(inv.TotalSizeBytes))))
@@ -163,13 +277,30 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	return nil
 }
 
-func printShowHeader(out io.Writer, st *render.Styles, s *skill.Skill) {
+func printShowHeader(out io.Writer, st *render.Styles, s *skill.Skill, x showExtra) {
 	fmt.Fprintf(out, "%s %s\n", st.Header.Render(safetext.Line(s.Name)), st.Faint.Render("("+safetext.Line(s.ID)+")"))
 	if s.Description != "" {
 		fmt.Fprintln(out, render.Flatten(s.Description))
 	}
 	fmt.Fprintln(out)
-	rows := [][2]string{{"source", s.Source}, {"path", s.Dir}, {"mode", s.EffectiveMode()}}
+	dir := s.Dir
+	if x.Display != "" {
+		dir = x.Display
+	}
+	rows := [][2]string{{"source", s.Source}, {"path", dir}, {"mode", s.EffectiveMode()}}
+	if len(x.Agents) > 0 {
+		rows = append(rows, [2]string{"agents", strings.Join(x.Agents, ", ")})
+	}
+	if p := x.Installed; p != nil {
+		from := p.Location
+		if p.SHA256 != "" {
+			from += " (sha256 " + p.SHA256[:min(12, len(p.SHA256))] + ")"
+		}
+		if p.Commit != "" {
+			from += " (commit " + p.Commit[:min(12, len(p.Commit))] + ")"
+		}
+		rows = append(rows, [2]string{"from", from}, [2]string{"installed", p.InstalledAt})
+	}
 	if s.License != "" {
 		rows = append(rows, [2]string{"license", s.License})
 	}
@@ -180,7 +311,7 @@ func printShowHeader(out io.Writer, st *render.Styles, s *skill.Skill) {
 		rows = append(rows, [2]string{"plugin", s.Plugin})
 	}
 	for _, r := range rows {
-		fmt.Fprintf(out, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-8s", r[0])), safetext.Line(r[1]))
+		fmt.Fprintf(out, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-9s", r[0])), safetext.Line(r[1]))
 	}
 }
 

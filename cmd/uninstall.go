@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/install"
 )
 
@@ -18,6 +20,8 @@ type uninstallOptions struct {
 	Names   []string
 	Force   bool
 	DryRun  bool
+	// AgentsNamed: --agent or config agents: chose the folders.
+	AgentsNamed bool
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newUninstallCmd(f, nil) }) }
@@ -25,10 +29,12 @@ func init() { register(func(f *Factory) *cobra.Command { return newUninstallCmd(
 func newUninstallCmd(f *Factory, runF func(context.Context, *uninstallOptions) error) *cobra.Command {
 	opts := &uninstallOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "uninstall <name>... [--scope {user|project}] [--dir <dir>] [--force] [--dry-run]",
-		Short: "Remove skills that skillctl installed",
-		Long: `Remove each named skill from the target folders (--dir, else the skills
-folder of --scope for each --agent, as for install).
+		Use:     "uninstall <name>... [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--force] [--dry-run]",
+		Aliases: []string{"rm", "remove"},
+		Short:   "Remove skills that skillctl installed",
+		Long: `Remove each named skill (by name or folder name) from the target folders:
+--dir, else the skills folder of --scope of every agent, or of each --agent
+named. A skill installed for several agents is removed from all of them.
 
 Only skills recorded in the target's lock file (.skillctl-lock.json) are
 removed; --force also removes a folder skillctl did not install. Each folder
@@ -55,7 +61,12 @@ name can be.`,
 			if opts.Targets.Dir != "" && cmd.Flags().Changed("scope") {
 				return FlagErrorf("--dir and --scope cannot be used together")
 			}
-			if err := resolveTargets(f, &opts.Targets); err != nil {
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			opts.AgentsNamed = len(f.Global.Agents) > 0 || len(cfg.Agents) > 0
+			if err := resolveTargets(f, &opts.Targets, true); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -75,7 +86,9 @@ func uninstallRun(ctx context.Context, opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := install.NewUninstaller(install.UninstallOptions{Names: opts.Names, Roots: roots, Force: opts.Force, DryRun: opts.DryRun}).Run(ctx)
+	everywhere := opts.Targets.Dir == "" && !opts.AgentsNamed
+	out, err := install.NewUninstaller(install.UninstallOptions{Names: opts.Names, Roots: roots, Force: opts.Force, DryRun: opts.DryRun,
+		Everywhere: everywhere}).Run(ctx)
 	if err != nil {
 		return installHint(err, "use --force to remove it anyway")
 	}
@@ -85,6 +98,12 @@ func uninstallRun(ctx context.Context, opts *uninstallOptions) error {
 	tty := opts.IO.IsStdoutTTY()
 	t := &render.Table{Header: []string{"NAME", "STATUS", "PATH"}, Width: opts.IO.TerminalWidth()}
 	for _, r := range out {
+		if r.Status == install.StatusKept {
+			if !opts.Quiet {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: left %s: skillctl did not install it (--force removes it too)\n", safetext.Line(r.Path))
+			}
+			continue
+		}
 		t.Rows = append(t.Rows, []string{r.Name, r.Status, r.Path})
 	}
 	return t.Print(opts.IO.Out, tty, render.ForStdout(opts.IO))

@@ -70,8 +70,9 @@ func Names() []string {
 }
 
 // DefaultLoad are the agents whose folders discovery reads when neither
-// --agent nor config agents: says otherwise.
-var DefaultLoad = []string{Claude, Agents}
+// --agent nor config agents: says otherwise: every known agent (SPEC §3),
+// so that a skill installed for any of them is listed, shown and removed.
+var DefaultLoad = Names()
 
 // DefaultInstall is the agent install writes for by default.
 const DefaultInstall = Claude

@@ -19,7 +19,8 @@ func TestFoldersFollowTheTableInPrecedenceOrder(t *testing.T) {
 	}
 	assert.Equal(t, []string{"/h/.claude/skills", "/h/.agents/skills", "/h/.config/opencode/skills"},
 		dirs(UserFolders([]string{OpenCode}, env)), "opencode reads claude's and the standard folders too, in the fixed order")
-	assert.Equal(t, []string{"/h/.claude/skills", "/h/.agents/skills"}, dirs(UserFolders(DefaultLoad, env)))
+	assert.Equal(t, []string{"/h/.claude/skills", "/h/.agents/skills", "/h/.codex/skills", "/h/.config/opencode/skills"},
+		dirs(UserFolders(DefaultLoad, env)), "discovery covers every agent by default")
 	assert.Equal(t, []string{"/p/.agents/skills"}, dirs(ProjectFolders([]string{Codex, Agents}, "/p")))
 	got := UserFolders([]string{Claude, OpenCode}, env)
 	assert.Equal(t, []string{Claude, OpenCode}, got[0].Agents, "a folder names every agent that loads it")

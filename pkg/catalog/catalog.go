@@ -39,6 +39,19 @@ type Options struct {
 	Paths       []string
 	// DropBody keeps skills small (for listings).
 	DropBody bool
+	// Modes works out the mode a run of each skill would use
+	// (skill.Skill.Mode), with DefaultMode (config run.defaultMode) as the
+	// default; it costs a stat per skill that declares neither mode nor
+	// entrypoint.
+	Modes       bool
+	DefaultMode string
+}
+
+// load says how discovery loads each skill.
+type load struct {
+	dropBody    bool
+	modes       bool
+	defaultMode string
 }
 
 // Root is a folder searched for skills.
@@ -71,9 +84,12 @@ type Entry struct {
 	Err   error
 	// ShadowedBy is the id of the skill that hides this one.
 	ShadowedBy string
-	real       string
-	rel        string
-	order      int
+	// Agents are the agents that load the folder the skill is in (user
+	// and project tiers; nil for the others).
+	Agents []string
+	real   string
+	rel    string
+	order  int
 	// skipped: a link the finder did not follow (Err says why).
 	skipped bool
 }
@@ -310,7 +326,7 @@ func Discover(ctx context.Context, o Options) (*Catalog, error) {
 	if getenv("GOGC") == "" && gcTuned.CompareAndSwap(false, true) {
 		debug.SetGCPercent(gcPercent)
 	}
-	return DiscoverRoots(ctx, Roots(o), o.DropBody)
+	return discoverRoots(ctx, Roots(o), load{dropBody: o.DropBody, modes: o.Modes, defaultMode: o.DefaultMode})
 }
 
 // DiscoverRoots loads the skills under the given roots (lowest precedence
@@ -318,6 +334,11 @@ func Discover(ctx context.Context, o Options) (*Catalog, error) {
 // reached twice (through links, or as two roots) is loaded once, for the
 // first root that reaches it.
 func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, error) {
+	return discoverRoots(ctx, roots, load{dropBody: dropBody})
+}
+
+func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error) {
+	dropBody := how.dropBody
 	cat := &Catalog{Roots: roots}
 	var all []*Entry
 	// One walk finds each real folder once; the real paths are compared
@@ -335,7 +356,7 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 		var mu sync.Mutex
 		var found []*Entry
 		err := skilltree.Walk(ctx, r.Dir, skilltree.Options{Layout: r.Layout(), Fast: dropBody}, func(f *skilltree.Found) {
-			e := newEntry(r, f, dropBody)
+			e := newEntry(r, f, how)
 			mu.Lock()
 			found = append(found, e)
 			mu.Unlock()
@@ -399,9 +420,9 @@ func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, 
 	return cat, nil
 }
 
-func newEntry(r *Root, f *skilltree.Found, dropBody bool) *Entry {
+func newEntry(r *Root, f *skilltree.Found, how load) *Entry {
 	name := filepath.Base(f.Dir)
-	e := &Entry{Name: name, Source: r.Source, Plugin: r.Plugin, Dir: f.Dir, real: f.Real, rel: f.Rel}
+	e := &Entry{Name: name, Source: r.Source, Plugin: r.Plugin, Dir: f.Dir, Agents: r.Agents, real: f.Real, rel: f.Rel}
 	if f.Err != nil {
 		e.Err = f.Err
 		if f.Skipped() {
@@ -409,10 +430,13 @@ func newEntry(r *Root, f *skilltree.Found, dropBody bool) *Entry {
 		}
 		return e
 	}
-	s, err := skill.LoadData(f.Dir, f.File, f.Data, skill.LoadOptions{Source: r.Source, Plugin: r.Plugin, DropBody: dropBody})
+	s, err := skill.LoadData(f.Dir, f.File, f.Data, skill.LoadOptions{Source: r.Source, Plugin: r.Plugin, DropBody: how.dropBody})
 	if err != nil {
 		e.Err = err
 		return e
+	}
+	if how.modes {
+		s.Mode = s.RunMode(how.defaultMode)
 	}
 	e.Skill = s
 	e.Name = s.Name
@@ -483,10 +507,11 @@ func existsDir(p string) bool {
 // Summary describes the entry in listings (list --json).
 func (e *Entry) Summary() skill.Summary {
 	if e.Skill == nil {
-		return skill.Summary{Name: e.Name, ID: e.ID(), Source: e.Source, Plugin: e.Plugin, Path: e.Dir,
+		return skill.Summary{Name: e.Name, ID: e.ID(), Source: e.Source, Plugin: e.Plugin, Path: e.Dir, Agents: e.Agents,
 			Status: skill.StatusBroken, Error: skill.ErrorReason(e.Err)}
 	}
 	s := skill.SkillSummary(e.Skill)
+	s.Agents = e.Agents
 	if e.ShadowedBy != "" {
 		s.Status = skill.StatusShadowed
 		s.ShadowedBy = e.ShadowedBy

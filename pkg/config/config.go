@@ -304,8 +304,8 @@ func (c *Config) mergeRun(file string, v *yaml.Node, loosens func(*yaml.Node, st
 		}
 		switch k.Value {
 		case "defaultMode":
-			if val.Value != "sandbox" && val.Value != "direct" {
-				return errAt(val, "run.defaultMode must be sandbox or direct, not %q", val.Value)
+			if val.Value != "sandbox" && val.Value != "direct" && val.Value != "auto" {
+				return errAt(val, "run.defaultMode must be auto, sandbox or direct, not %q", val.Value)
 			}
 			c.Run.DefaultMode = val.Value
 		case "timeout":

@@ -43,19 +43,22 @@ func (in *Installer) step(name string) error {
 // commit moves the staged skills into root and rewrites the lock file. Any
 // failure after the journal is written is finished or undone by Recover
 // before commit returns.
-func (in *Installer) commit(root, staging string, cands []*candidate) (err error) {
+// lock is root's lock as read under the file lock (nil: read it).
+func (in *Installer) commit(root, staging string, lock *Lock, cands []*candidate) (err error) {
 	j := journal{}
 	for _, c := range cands {
 		rel, _ := filepath.Rel(staging, c.dir)
 		e := c.entry
-		j.Ops = append(j.Ops, journalOp{Op: "install", Name: c.name, Staged: filepath.ToSlash(rel), Entry: &e})
+		j.Ops = append(j.Ops, journalOp{Op: "install", Name: c.folder, Staged: filepath.ToSlash(rel), Entry: &e})
 	}
-	return runJournal(root, staging, j, in.step)
+	return runJournal(root, staging, j, in.step, lock)
 }
 
 // runJournal applies a journal to root: write it, swap each skill, write
 // the lock, clean up. On failure it recovers; on a simulated crash it stops.
-func runJournal(root, staging string, j journal, step func(string) error) (err error) {
+// lock is root's lock as the caller read it under the file lock (nil: it
+// is read here); it is updated and written once.
+func runJournal(root, staging string, j journal, step func(string) error, lock *Lock) (err error) {
 	lockWritten := false
 	defer func() {
 		if err == nil || errors.Is(err, errCrash) {
@@ -109,9 +112,10 @@ func runJournal(root, staging string, j journal, step func(string) error) (err e
 		}
 	}
 	atomicfs.SyncDir(root)
-	lock, err := ReadLock(root)
-	if err != nil {
-		return err
+	if lock == nil {
+		if lock, err = ReadLock(root); err != nil {
+			return err
+		}
 	}
 	applyJournal(lock, j.Ops)
 	if err := writeLock(root, lock); err != nil {

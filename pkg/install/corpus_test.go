@@ -2,7 +2,6 @@ package install_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,9 +27,8 @@ func corpusDir(t *testing.T) string {
 	return dir
 }
 
-// TestCorpus installs every archive of the corpus: each is installed when
-// the default profile accepts every skill in it, and refused with the
-// validation findings otherwise.
+// TestCorpus installs every archive of the corpus, one at a time: each
+// is installed, whatever validate says of it.
 func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs every archive of the corpus")
@@ -73,26 +71,17 @@ func TestCorpus(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	installed, refused := 0, 0
-	rules := map[string]int{}
+	installed := 0
 	for _, r := range results {
-		if r.err == nil {
+		// What agents load is installed: no archive of real skills is
+		// refused for what validate reports (SPEC §6).
+		if assert.NoError(t, r.err, "%s", r.archive) {
 			installed += r.skills
-			continue
-		}
-		refused++
-		var ie *install.InvalidError
-		if assert.True(t, errors.As(r.err, &ie), "%s is refused for its validation findings only: %v", r.archive, r.err) {
-			for _, f := range ie.Findings {
-				if f.Severity == "error" {
-					rules[f.Rule]++
-				}
-			}
 		}
 	}
 	for _, root := range roots {
 		requireLockMatchesDisk(t, root)
 		assert.Empty(t, stagingLeft(t, root))
 	}
-	t.Logf("corpus: %d archives, %d skills installed, %d archives refused; error rules: %v", len(archives), installed, refused, rules)
+	t.Logf("corpus: %d archives, %d skills installed", len(archives), installed)
 }

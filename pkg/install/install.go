@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -40,9 +41,10 @@ var (
 // Statuses of an installed skill in a Result.
 const (
 	StatusInstalled      = "installed"
-	StatusReplaced       = "replaced"
+	StatusUpdated        = "updated"
+	StatusUnchanged      = "unchanged"
 	StatusWouldInstall   = "would-install"
-	StatusWouldReplace   = "would-replace"
+	StatusWouldUpdate    = "would-update"
 	StatusUninstalled    = "uninstalled"
 	StatusWouldUninstall = "would-uninstall"
 )
@@ -55,8 +57,18 @@ type Options struct {
 	Roots []string
 	// Skills picks skills by name when a source holds several.
 	Skills []string
-	// Force replaces skills not installed by skillctl or installed from another source.
+	// Force replaces skills not installed by skillctl, installed from
+	// another source, or edited since they were installed.
 	Force bool
+	// Strict refuses a skill with any validation error; by default only
+	// what agents cannot load (or what is unsafe) is refused.
+	Strict bool
+	// SkipInvalid installs the skills of a source that can be installed
+	// and reports the others, instead of refusing the whole source.
+	SkipInvalid bool
+	// Neighbours are the other skill folders agents load; a skill that
+	// lands beside one of the same name there gets a Shadow note.
+	Neighbours []Neighbour
 	// DryRun stages and validates in a temp folder and changes nothing.
 	DryRun bool
 	// SHA256 is the expected digest of the (single) archive or download.
@@ -75,6 +87,22 @@ type Options struct {
 	Now func() time.Time
 	// Progress, when set, hears how unpacking goes.
 	Progress func(Progress)
+}
+
+// Neighbour is a skills folder agents load besides the target roots.
+type Neighbour struct {
+	Dir string
+	// Label says which tier it is (user, project).
+	Label string
+}
+
+// Shadow notes that an installed skill has a namesake in another skills
+// folder: where an agent loads both, one hides the other.
+type Shadow struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Other string `json:"other"`
+	Label string `json:"tier"`
 }
 
 // Progress reports unpacking of one source into one root.
@@ -96,7 +124,9 @@ func New(opts Options) *Installer { return &Installer{Options: opts} }
 
 // Installed describes one skill put into (or, in a dry run, bound for) a root.
 type Installed struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Folder is the skill's folder name in the target: its name as a slug.
+	Folder string `json:"folder"`
 	Target string `json:"target"`
 	Path   string `json:"path"`
 	Status string `json:"status"`
@@ -113,6 +143,77 @@ type Result struct {
 	// Skipped are symbolic links of folder sources that were not followed
 	// (see pkg/skilltree).
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// Refused are the skills left out with SkipInvalid, and why.
+	Refused []Refused `json:"refused,omitempty"`
+	// Shadows are namesakes of installed skills in other skills folders.
+	Shadows []Shadow `json:"shadows,omitempty"`
+}
+
+// Refused is a skill of a source that cannot be installed, and why.
+type Refused struct {
+	Source  string   `json:"source"`
+	Skill   string   `json:"skill"`
+	Path    string   `json:"path"`
+	Reasons []string `json:"reasons"`
+	// Findings are the validation errors behind a refusal under Strict.
+	Findings []validate.Finding `json:"findings,omitempty"`
+	errs     []error
+}
+
+// BundleError: some skills of the sources cannot be installed, so none is
+// (SPEC §6: a source is installed all or nothing).
+type BundleError struct {
+	Refused []Refused
+	// Total is the number of skills the sources hold (as picked).
+	Total int
+}
+
+func (e *BundleError) Error() string {
+	var b strings.Builder
+	one := true // every refusal from one source
+	for _, r := range e.Refused {
+		one = one && r.Source == e.Refused[0].Source
+	}
+	from := ""
+	if one {
+		from = " of " + e.Refused[0].Source
+	}
+	if e.Total == 1 {
+		fmt.Fprintf(&b, "cannot install %s%s; nothing was installed:", e.Refused[0].Skill, from)
+	} else {
+		fmt.Fprintf(&b, "%d of %d skills%s cannot be installed; nothing was installed:", len(e.Refused), e.Total, from)
+	}
+	for _, r := range e.Refused {
+		where := r.Skill
+		if r.Path != "" && r.Path != r.Skill {
+			where += " (" + r.Path + ")"
+		}
+		if !one {
+			where = r.Source + ": " + where
+		}
+		for _, why := range r.Reasons {
+			fmt.Fprintf(&b, "\n  %s: %s", where, why)
+		}
+		if len(r.Findings) > 0 {
+			var fb strings.Builder
+			_ = findings.WriteText(&fb, r.Findings, findings.TextStyle{Prefix: "    "})
+			b.WriteString("\n" + strings.TrimSuffix(fb.String(), "\n"))
+		}
+	}
+	if e.Total > 1 {
+		b.WriteString("\n--skip-invalid installs the others; --skill NAME picks some")
+	}
+	return b.String()
+}
+
+// Unwrap gives ErrInvalid and the errors behind the refusals (an unsafe
+// archive entry is an *archive.EntryError).
+func (e *BundleError) Unwrap() []error {
+	out := []error{ErrInvalid}
+	for _, r := range e.Refused {
+		out = append(out, r.errs...)
+	}
+	return out
 }
 
 // Skipped is something of a source that was left out, and why.
@@ -121,33 +222,50 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// InvalidError lists the findings that stopped a skill.
-type InvalidError struct {
-	Source   string
-	Skill    string
-	Findings []validate.Finding
-}
-
-func (e *InvalidError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: skill %s has validation errors; nothing was installed:", e.Source, e.Skill)
-	b.WriteByte('\n')
-	_ = findings.WriteText(&b, findings.Only(e.Findings, findings.Error), findings.TextStyle{Prefix: "  "})
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func (e *InvalidError) Unwrap() error { return ErrInvalid }
-
 // candidate is one skill found in a staged source.
 type candidate struct {
-	src      *source
-	st       *staged
-	rel      string // slash path of the skill folder inside the tree ("" for the top)
-	dir      string // its folder on disk
-	name     string
-	res      *validate.Result
-	entry    LockEntry
+	src  *source
+	st   *staged
+	rel  string // slash path of the skill folder inside the tree ("" for the top)
+	dir  string // its folder on disk
+	name string
+	// folder is the name of its folder in the target: name as a slug.
+	folder string
+	sk     *skill.Skill
+	res    *validate.Result
+	entry  LockEntry
+	// problems say why it cannot be installed (empty: it can); strict
+	// holds the validation errors behind a refusal under Strict.
+	problems []string
+	errs     []error
+	strict   []validate.Finding
 	existing bool
+	// unchanged: the target already holds exactly these files.
+	unchanged bool
+}
+
+func (c *candidate) refuse(format string, a ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, a...))
+}
+
+// refuseErr refuses for err, which the install's error then wraps.
+func (c *candidate) refuseErr(err error) {
+	c.problems = append(c.problems, skill.ErrorReason(err))
+	c.errs = append(c.errs, err)
+}
+
+func (c *candidate) label() string {
+	switch {
+	case c.name != "":
+		return c.name
+	case c.rel != "":
+		return c.rel
+	}
+	return "the skill at the top"
+}
+
+func (c *candidate) refused() Refused {
+	return Refused{Source: c.src.arg, Skill: c.label(), Path: c.rel, Reasons: c.problems, Findings: c.strict, errs: c.errs}
 }
 
 func (in *Installer) now() time.Time {
@@ -157,15 +275,132 @@ func (in *Installer) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Run installs every source into every root. Per root it is all or
-// nothing: every source is staged and validated, and every conflict
-// checked, before the first skill is moved into place.
+// Run installs every source into every root. It is all or nothing: every
+// source is staged and validated, and every conflict checked, before the
+// first skill is moved into place; a skill that cannot be installed stops
+// them all (BundleError), unless SkipInvalid leaves it out.
 func (in *Installer) Run(ctx context.Context) (*Result, error) {
-	if len(in.Sources) == 0 {
-		return nil, errors.New("nothing to install: give an archive, a folder or a URL")
-	}
 	if len(in.Roots) == 0 {
 		return nil, errors.New("no target folder")
+	}
+	srcs, err := in.openSources(ctx)
+	defer func() {
+		for _, s := range srcs {
+			s.cleanup()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	roots := uniqueRoots(in.Roots)
+	res := &Result{Skills: []Installed{}}
+	type plan struct {
+		root    string
+		staging string
+		lock    *Lock
+		cands   []*candidate
+	}
+	var plans []*plan
+	var locks []*rootLock
+	defer func() {
+		for _, p := range plans {
+			if p.staging != "" {
+				os.RemoveAll(p.staging)
+			}
+		}
+		for _, l := range locks {
+			l.release()
+		}
+	}()
+	// Lock every root (in a fixed order), stage and check everything, then commit.
+	for i, root := range roots {
+		p := &plan{root: root}
+		plans = append(plans, p)
+		if in.DryRun {
+			tmp, err := os.MkdirTemp("", "skillctl-dry-run-*")
+			if err != nil {
+				return nil, err
+			}
+			p.staging = tmp
+		} else {
+			l, err := lockRoot(ctx, root)
+			if err != nil {
+				return nil, err
+			}
+			locks = append(locks, l)
+			if p.staging, err = newStaging(root); err != nil {
+				return nil, err
+			}
+		}
+		cands, ignored, err := in.stageAll(ctx, p.staging, srcs)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			res.Ignored = ignored
+			if cands, err = in.sortOut(cands, res); err != nil {
+				return nil, err
+			}
+		} else {
+			// The same sources give the same verdicts in every root.
+			cands = sameAs(cands, plans[0].cands)
+		}
+		if p.lock, err = in.readLockOf(root); err != nil {
+			return nil, err
+		}
+		if err := in.checkConflicts(ctx, root, p.lock, cands); err != nil {
+			return nil, err
+		}
+		p.cands = cands
+	}
+	for _, p := range plans {
+		var todo []*candidate
+		for _, c := range p.cands {
+			if !c.unchanged {
+				todo = append(todo, c)
+			}
+		}
+		if !in.DryRun && len(todo) > 0 {
+			err := in.commit(p.root, p.staging, p.lock, todo)
+			p.staging = "" // commit cleaned up (or rolled back, or crashed) itself
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, c := range p.cands {
+			res.Skills = append(res.Skills, installedOf(p.root, c, in.status(c)))
+		}
+	}
+	sortInstalled(res.Skills)
+	res.Skipped = skippedOf(srcs)
+	res.Shadows = in.shadows(res.Skills, roots)
+	return res, nil
+}
+
+func (in *Installer) status(c *candidate) string {
+	switch {
+	case c.unchanged:
+		return StatusUnchanged
+	case c.existing && in.DryRun:
+		return StatusWouldUpdate
+	case c.existing:
+		return StatusUpdated
+	case in.DryRun:
+		return StatusWouldInstall
+	}
+	return StatusInstalled
+}
+
+// readLockOf reads root's lock, or an empty one when root does not exist
+// (a dry run creates nothing).
+func (in *Installer) readLockOf(root string) (*Lock, error) {
+	return ReadLock(root)
+}
+
+// openSources opens every source argument.
+func (in *Installer) openSources(ctx context.Context) ([]*source, error) {
+	if len(in.Sources) == 0 {
+		return nil, errors.New("nothing to install: give an archive, a folder, a SKILL.md or a URL")
 	}
 	if in.SHA256 != "" {
 		if len(in.Sources) != 1 {
@@ -176,93 +411,71 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 		}
 	}
 	var srcs []*source
-	defer func() {
-		for _, s := range srcs {
-			s.cleanup()
-		}
-	}()
 	for _, arg := range in.Sources {
 		s, err := in.openSource(ctx, arg)
 		if err != nil {
-			return nil, err
+			return srcs, err
 		}
 		srcs = append(srcs, s)
 	}
-	roots := uniqueRoots(in.Roots)
-	res := &Result{Skills: []Installed{}}
-	if in.DryRun {
-		for _, root := range roots {
-			if err := in.dryRun(ctx, root, srcs, res); err != nil {
-				return res, err
-			}
-		}
-		sortInstalled(res.Skills)
-		res.Skipped = skippedOf(srcs)
-		return res, nil
-	}
-	// Lock every root (in a fixed order), stage and check everything, then commit.
-	var locks []*rootLock
-	defer func() {
-		for _, l := range locks {
-			l.release()
-		}
-	}()
-	type plan struct {
-		root    string
-		staging string
-		cands   []*candidate
-	}
-	var plans []*plan
-	defer func() {
-		for _, p := range plans {
-			if p.staging != "" {
-				os.RemoveAll(p.staging)
-			}
-		}
-	}()
-	for _, root := range roots {
-		l, err := lockRoot(ctx, root)
-		if err != nil {
-			return nil, err
-		}
-		locks = append(locks, l)
-		staging, err := newStaging(root)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{root: root, staging: staging}
-		plans = append(plans, p)
-		cands, ignored, err := in.stageAll(ctx, staging, srcs)
-		if err != nil {
-			return nil, err
-		}
-		res.Ignored += ignored
-		if err := in.checkConflicts(root, cands); err != nil {
-			return nil, err
-		}
-		p.cands = cands
-	}
-	for _, p := range plans {
-		if err := in.commit(p.root, p.staging, p.cands); err != nil {
-			if errors.Is(err, errCrash) {
-				p.staging = "" // a simulated crash leaves everything as it is
-				return nil, err
-			}
-			p.staging = "" // commit cleaned up (or rolled back) itself
-			return nil, err
-		}
-		p.staging = ""
-		for _, c := range p.cands {
-			status := StatusInstalled
-			if c.existing {
-				status = StatusReplaced
-			}
-			res.Skills = append(res.Skills, installedOf(p.root, c, status))
+	return srcs, nil
+}
+
+// sortOut applies SPEC §6's all-or-nothing rule: with any skill refused,
+// the install fails naming every one, unless SkipInvalid, which leaves them
+// out (recorded in res.Refused).
+func (in *Installer) sortOut(cands []*candidate, res *Result) ([]*candidate, error) {
+	var ok []*candidate
+	var refused []Refused
+	for _, c := range cands {
+		if len(c.problems) > 0 {
+			refused = append(refused, c.refused())
+		} else {
+			ok = append(ok, c)
 		}
 	}
-	sortInstalled(res.Skills)
-	res.Skipped = skippedOf(srcs)
-	return res, nil
+	if len(refused) == 0 {
+		return ok, nil
+	}
+	if !in.SkipInvalid || len(ok) == 0 {
+		return nil, &BundleError{Refused: refused, Total: len(cands)}
+	}
+	res.Refused = refused
+	return ok, nil
+}
+
+// sameAs picks from cands (staged for a later root) those that passed in
+// the first root, matched by their place in the source.
+func sameAs(cands, first []*candidate) []*candidate {
+	keep := map[string]bool{}
+	for _, c := range first {
+		keep[c.src.arg+"\x00"+c.rel] = true
+	}
+	var out []*candidate
+	for _, c := range cands {
+		if keep[c.src.arg+"\x00"+c.rel] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shadows finds namesakes of the installed skills in the neighbour folders.
+func (in *Installer) shadows(skills []Installed, roots []string) []Shadow {
+	var out []Shadow
+	for _, nb := range in.Neighbours {
+		dir := filepath.Clean(nb.Dir)
+		if slices.Contains(roots, dir) {
+			continue
+		}
+		for _, s := range skills {
+			other := filepath.Join(dir, s.Folder)
+			if _, err := os.Stat(filepath.Join(other, "SKILL.md")); err == nil {
+				out = append(out, Shadow{Name: s.Name, Path: s.Path, Other: other, Label: nb.Label})
+			}
+		}
+	}
+	return out
 }
 
 func skippedOf(srcs []*source) []Skipped {
@@ -276,15 +489,13 @@ func skippedOf(srcs []*source) []Skipped {
 func installedOf(root string, c *candidate, status string) Installed {
 	var warnings []validate.Finding
 	for _, f := range c.res.Findings {
-		if f.Severity != skill.SeverityError {
-			f.File = relFile(c.dir, f.File)
-			warnings = append(warnings, f)
-		}
+		f.File = relFile(c.dir, f.File)
+		warnings = append(warnings, f)
 	}
 	if warnings == nil {
 		warnings = []validate.Finding{}
 	}
-	return Installed{Name: c.name, Target: root, Path: filepath.Join(root, c.name), Status: status, LockEntry: c.entry, Warnings: warnings}
+	return Installed{Name: c.name, Folder: c.folder, Target: root, Path: filepath.Join(root, c.folder), Status: status, LockEntry: c.entry, Warnings: warnings}
 }
 
 func relFile(dir, f string) string {
@@ -328,36 +539,11 @@ func newStaging(root string) (string, error) {
 	return dir, nil
 }
 
-func (in *Installer) dryRun(ctx context.Context, root string, srcs []*source, res *Result) error {
-	tmp, err := os.MkdirTemp("", "skillctl-dry-run-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	cands, ignored, err := in.stageAll(ctx, tmp, srcs)
-	if err != nil {
-		return err
-	}
-	res.Ignored += ignored
-	if err := in.checkConflicts(root, cands); err != nil {
-		return err
-	}
-	for _, c := range cands {
-		status := StatusWouldInstall
-		if c.existing {
-			status = StatusWouldReplace
-		}
-		res.Skills = append(res.Skills, installedOf(root, c, status))
-	}
-	return nil
-}
-
-// stageAll unpacks every source under staging, finds the skills, checks
-// their links and validates them.
+// stageAll unpacks every source under staging, finds the skills, and
+// checks each: the ones that cannot be installed carry their problems.
 func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*source) ([]*candidate, int, error) {
 	var all []*candidate
 	ignored := 0
-	names := map[string]string{}
 	for i, s := range srcs {
 		tree := filepath.Join(staging, fmt.Sprintf("src-%d", i))
 		if err := os.Mkdir(tree, 0o755); err != nil {
@@ -387,21 +573,47 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, c := range cands {
-			if prev, ok := names[c.name]; ok {
-				return nil, 0, fmt.Errorf("two skills named %s: in %s and in %s; install them one at a time", c.name, prev, s.arg)
-			}
-			names[c.name] = s.arg
-		}
 		all = append(all, cands...)
 	}
-	now := in.now()
+	// Two skills that would land in one folder are both refused.
+	byFolder := map[string]*candidate{}
 	for _, c := range all {
-		if err := c.prepare(ctx, now); err != nil {
-			return nil, 0, err
+		if len(c.problems) > 0 || c.folder == "" {
+			continue
 		}
+		if other, ok := byFolder[c.folder]; ok {
+			other.refuse("it would be installed into the same folder %s as %s (%s); pick one with --skill", c.folder, c.label(), where(c))
+			c.refuse("it would be installed into the same folder %s as %s (%s); pick one with --skill", c.folder, other.label(), where(other))
+			continue
+		}
+		byFolder[c.folder] = c
+	}
+	if err := in.prepareAll(ctx, all); err != nil {
+		return nil, 0, err
 	}
 	return all, ignored, nil
+}
+
+func where(c *candidate) string {
+	if c.rel == "" {
+		return c.src.arg
+	}
+	return c.src.arg + ": " + c.rel
+}
+
+// prepareAll validates the skills that passed so far and fills in their
+// lock entries.
+func (in *Installer) prepareAll(ctx context.Context, all []*candidate) error {
+	now := in.now()
+	for _, c := range all {
+		if len(c.problems) > 0 {
+			continue
+		}
+		if err := c.prepare(ctx, now, in.Strict); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // findInFolder finds the skills of a folder source with the one finder,
@@ -426,31 +638,25 @@ func findInFolder(ctx context.Context, s *source) error {
 	return nil
 }
 
-// prepare validates the skill and fills in its lock entry.
-func (c *candidate) prepare(ctx context.Context, now time.Time) error {
+// prepare validates the skill and fills in its lock entry. What install
+// refuses is what agents cannot load (SPEC §6): a SKILL.md that cannot be
+// read (checked by locate), no description, or — with strict — any
+// validation error. Everything else is a warning.
+func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) error {
 	// Validated under the folder name it will be installed as.
-	c.res = validate.Dir(c.dir, validate.Options{Profile: validate.ProfileDefault, DirName: c.name})
-	if c.res.HasErrors() {
-		fs := make([]validate.Finding, len(c.res.Findings))
-		for i, f := range c.res.Findings {
+	c.res = validate.Dir(c.dir, validate.Options{Profile: validate.ProfileDefault, DirName: c.folder})
+	if strings.TrimSpace(c.sk.Description) == "" {
+		c.refuse("SKILL.md has no description; agents do not load a skill without one (add description: to its frontmatter)")
+	}
+	if strict && c.res.HasErrors() {
+		c.refuse("validation errors (--strict refuses them):")
+		for _, f := range findings.Only(c.res.Findings, findings.Error) {
 			f.File = relFile(filepath.Dir(c.dir), f.File)
-			fs[i] = f
+			c.strict = append(c.strict, f)
 		}
-		name := c.name
-		if name == "" {
-			name = c.rel
-		}
-		if name == "" {
-			name = "at the top"
-		}
-		return &InvalidError{Source: c.src.arg, Skill: name, Findings: fs}
 	}
-	if err := checkName(c.name); err != nil {
-		return fmt.Errorf("%s: %w", c.src.arg, err)
-	}
-	s, err := skill.Load(c.dir, skill.LoadOptions{DropBody: true})
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.src.arg, err)
+	if len(c.problems) > 0 {
+		return nil
 	}
 	files, err := skill.Files(c.dir)
 	if err != nil {
@@ -460,13 +666,13 @@ func (c *candidate) prepare(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	mdSum, err := fileSHA256(ctx, s.File, make([]byte, 32<<10))
+	mdSum, err := fileSHA256(ctx, c.sk.File, make([]byte, 32<<10))
 	if err != nil {
 		return err
 	}
 	c.entry = LockEntry{
 		Version:         now.Format("20060102-150405"),
-		DeclaredVersion: s.Exec.Version,
+		DeclaredVersion: c.sk.Exec.Version,
 		Source:          SourceRef{Kind: c.src.kind, Location: c.src.location, SHA256: c.src.sha256},
 		InstalledAt:     now.Format(time.RFC3339),
 		SkillMdSha256:   mdSum,
@@ -489,12 +695,11 @@ func checkName(name string) error {
 	return nil
 }
 
-// checkConflicts applies the conflict rules of SPEC §6 against root.
-func (in *Installer) checkConflicts(root string, cands []*candidate) error {
-	lock, err := ReadLock(root)
-	if err != nil {
-		return err
-	}
+// checkConflicts applies the rules of SPEC §6 against root: a folder that
+// already holds exactly the new files is unchanged; one that skillctl did
+// not install, or installed from another source, or whose files were
+// edited since, is refused unless Force. Every conflict is named.
+func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock, cands []*candidate) error {
 	// Names equal under Unicode normalisation (NFKC) are one name: a second
 	// folder that looks the same is refused, --force or not.
 	keys := map[string]string{}
@@ -505,30 +710,67 @@ func (in *Installer) checkConflicts(root string, cands []*candidate) error {
 			}
 		}
 	}
+	var conflicts []string
 	for _, c := range cands {
-		k := skill.NameKey(c.name)
-		if other, ok := keys[k]; ok && other != c.name {
-			return fmt.Errorf("%s: %w: the name %q is the same as %q (in %s) after Unicode normalisation (NFKC); rename one of them", c.src.arg, ErrConflict, c.name, other, root)
+		k := skill.NameKey(c.folder)
+		if other, ok := keys[k]; ok && other != c.folder {
+			conflicts = append(conflicts, fmt.Sprintf("%s: the name %q is the same as %q (in %s) after Unicode normalisation (NFKC); rename one of them", c.src.arg, c.folder, other, root))
 		}
-		keys[k] = c.name
+		keys[k] = c.folder
+	}
+	if len(conflicts) > 0 {
+		return &ConflictError{Conflicts: conflicts, Unforceable: true}
 	}
 	for _, c := range cands {
-		dest := filepath.Join(root, c.name)
-		_, err := os.Lstat(dest)
+		dest := filepath.Join(root, c.folder)
+		fi, err := os.Lstat(dest)
 		if err != nil {
 			continue
 		}
 		c.existing = true
+		e, managed := lock.Skills[c.folder]
+		if managed && fi.IsDir() {
+			cur, err := treeManifest(ctx, dest)
+			switch {
+			case err != nil:
+			case cur.sum() == c.entry.TreeSha256:
+				c.unchanged = true // exactly these files: nothing to do
+				continue
+			case cur.sum() != e.TreeSha256 && !in.Force:
+				conflicts = append(conflicts, fmt.Sprintf("%s was changed since it was installed (%s); your changes would be lost",
+					dest, describeChanges(cur, e, c.dir)))
+				continue
+			}
+		}
 		if in.Force {
 			continue
 		}
-		e, managed := lock.Skills[c.name]
 		switch {
 		case !managed:
-			return fmt.Errorf("%s: %w: %s exists and was not installed by skillctl", c.src.arg, ErrConflict, dest)
+			conflicts = append(conflicts, fmt.Sprintf("%s exists and was not installed by skillctl", dest))
 		case e.Source.Kind != c.src.kind || e.Source.Location != c.src.location:
-			return fmt.Errorf("%s: %w: %s was installed from %s, not from %s", c.src.arg, ErrConflict, dest, e.Source.Location, c.src.location)
+			conflicts = append(conflicts, fmt.Sprintf("%s was installed from %s, not from %s", dest, e.Source.Location, c.src.location))
 		}
+	}
+	if len(conflicts) > 0 {
+		return &ConflictError{Conflicts: conflicts}
 	}
 	return nil
 }
+
+// ConflictError names every skill of an install that the target's
+// contents stop.
+type ConflictError struct {
+	Conflicts []string
+	// Unforceable: --force does not get past it.
+	Unforceable bool
+}
+
+func (e *ConflictError) Error() string {
+	if len(e.Conflicts) == 1 {
+		return "conflict: " + e.Conflicts[0] + "; nothing was installed"
+	}
+	return fmt.Sprintf("%d conflicts; nothing was installed:\n  %s", len(e.Conflicts), strings.Join(e.Conflicts, "\n  "))
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }

@@ -119,11 +119,11 @@ func TestInstallRefusesInvalidSkill(t *testing.T) {
 	root := filepath.Join(dir, "root")
 	src := writeArchive(t, dir, "bad.zip", at.Zip([]at.Entry{{Name: "bad/SKILL.md", Body: "---\nname: bad\n---\nNo description.\n"}}))
 	_, err := run(t, install.Options{Sources: []string{src}, Roots: []string{root}})
-	var ie *install.InvalidError
-	require.ErrorAs(t, err, &ie)
+	var be *install.BundleError
+	require.ErrorAs(t, err, &be)
 	assert.ErrorIs(t, err, install.ErrInvalid)
-	assert.Contains(t, err.Error(), "description-missing")
-	assert.Contains(t, err.Error(), "bad/SKILL.md")
+	assert.Contains(t, err.Error(), "cannot install bad")
+	assert.Contains(t, err.Error(), "no description")
 	assert.NoDirExists(t, filepath.Join(root, "bad"))
 	assert.Empty(t, stagingLeft(t, root))
 }
@@ -145,12 +145,16 @@ func TestConflictRules(t *testing.T) {
 
 	res, err := run(t, install.Options{Sources: []string{a}, Roots: []string{root}, Force: true})
 	require.NoError(t, err)
-	assert.Equal(t, install.StatusReplaced, res.Skills[0].Status)
+	assert.Equal(t, install.StatusUpdated, res.Skills[0].Status)
 
-	// The same source again is an upgrade.
+	// The same files again are unchanged; new files from the same source an update.
 	res, err = run(t, install.Options{Sources: []string{a}, Roots: []string{root}})
 	require.NoError(t, err)
-	assert.Equal(t, install.StatusReplaced, res.Skills[0].Status)
+	assert.Equal(t, install.StatusUnchanged, res.Skills[0].Status)
+	writeArchive(t, dir, "a.zip", at.Zip(goodSkill("demo", "first, revised\n")))
+	res, err = run(t, install.Options{Sources: []string{a}, Roots: []string{root}})
+	require.NoError(t, err)
+	assert.Equal(t, install.StatusUpdated, res.Skills[0].Status)
 
 	// Another source is a conflict.
 	before = snapshot(t, root)
@@ -168,7 +172,7 @@ func TestConflictRules(t *testing.T) {
 
 	// Two sources with the same skill name in one run.
 	_, err = run(t, install.Options{Sources: []string{a, b}, Roots: []string{t.TempDir()}})
-	assert.ErrorContains(t, err, "two skills named demo")
+	assert.ErrorContains(t, err, "into the same folder demo")
 }
 
 func TestDryRunChangesNothing(t *testing.T) {
@@ -186,7 +190,11 @@ func TestDryRunChangesNothing(t *testing.T) {
 	before := snapshot(t, root)
 	res, err = run(t, install.Options{Sources: []string{src}, Roots: []string{root}, DryRun: true})
 	require.NoError(t, err)
-	assert.Equal(t, install.StatusWouldReplace, res.Skills[0].Status)
+	assert.Equal(t, install.StatusUnchanged, res.Skills[0].Status)
+	writeArchive(t, dir, "a.zip", at.Zip(goodSkill("demo", "y\n")))
+	res, err = run(t, install.Options{Sources: []string{src}, Roots: []string{root}, DryRun: true})
+	require.NoError(t, err)
+	assert.Equal(t, install.StatusWouldUpdate, res.Skills[0].Status)
 	assert.Equal(t, before, snapshot(t, root))
 }
 

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,8 +17,11 @@ import (
 // folder as skilltree found it before staging, an archive by
 // skilltree.InList — SKILL.md at the top, else every outermost folder below
 // holding SKILL.md (one top-level folder is the common case). Several
-// skills are all installed unless --skill picks some. Each picked skill is
-// moved to a folder named after it.
+// skills are all installed unless --skill picks some. Each skill is named
+// by its frontmatter name, else its folder's name (the source's name for a
+// SKILL.md at the top), and moved to a folder named after that name's
+// slug, as it will be in the target. A skill that cannot be installed
+// carries its problems; only a source without any skill is an error.
 func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 	var rels []string
 	if s.rels != nil {
@@ -51,58 +53,95 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 	var cands []*candidate
 	for _, r := range rels {
 		dir := filepath.Join(st.dir, filepath.FromSlash(r))
-		name := filepath.Base(dir)
+		c := &candidate{src: s, st: st, rel: r, dir: dir, name: path.Base(r)}
 		if r == "" {
-			name = ""
+			c.name = s.baseName()
 		}
-		if sk, err := skill.Load(dir, skill.LoadOptions{DropBody: true}); err == nil {
+		sk, err := skill.Load(dir, skill.LoadOptions{DropBody: true})
+		if err != nil {
+			c.refuse("agents cannot load its SKILL.md: %s", skill.ErrorReason(err))
+		} else {
+			c.sk = sk
 			if sk.NameDeclared {
-				name = sk.Name
+				c.name = sk.Name
 			}
 		}
-		cands = append(cands, &candidate{src: s, st: st, rel: r, dir: dir, name: name})
+		cands = append(cands, c)
 	}
 	if len(in.Skills) > 0 {
-		var picked []*candidate
-		var found []string
-		for _, c := range cands {
-			found = append(found, c.name)
-			if slices.Contains(in.Skills, c.name) || c.rel != "" && slices.Contains(in.Skills, path.Base(c.rel)) {
-				picked = append(picked, c)
-			}
-		}
-		for _, want := range in.Skills {
-			ok := false
-			for _, c := range picked {
-				if c.name == want || c.rel != "" && path.Base(c.rel) == want {
-					ok = true
-				}
-			}
-			if !ok {
-				return nil, fmt.Errorf("%s: no skill named %s here (found: %s): %w", s.arg, want, strings.Join(found, ", "), skill.ErrNotFound)
-			}
+		picked, err := in.pick(s, cands)
+		if err != nil {
+			return nil, err
 		}
 		cands = picked
 	}
 	for i, c := range cands {
 		if err := checkLinks(c); err != nil {
-			return nil, err
+			c.refuseErr(err)
 		}
-		if c.name == "" || checkName(c.name) != nil {
-			continue // validation reports it
+		if len(c.problems) > 0 {
+			continue
 		}
-		// Give the folder the skill's name, as it will have in the target.
+		c.folder = skill.Slug(c.name)
+		if c.folder == "" || checkName(c.folder) != nil {
+			c.refuse("its name %q has no letter or digit (a-z, 0-9) to name its folder; give it a name: in SKILL.md", c.name)
+			continue
+		}
+		// Give the folder the name it will have in the target.
 		parent := filepath.Join(filepath.Dir(st.dir), fmt.Sprintf("%s-skill-%d", filepath.Base(st.dir), i))
 		if err := os.Mkdir(parent, 0o755); err != nil {
 			return nil, err
 		}
-		dest := filepath.Join(parent, c.name)
+		dest := filepath.Join(parent, c.folder)
 		if err := os.Rename(c.dir, dest); err != nil {
 			return nil, err
 		}
 		c.dir = dest
+		c.sk.Dir, c.sk.File = dest, filepath.Join(dest, filepath.Base(c.sk.File))
 	}
 	return cands, nil
+}
+
+// pick keeps the skills --skill names: by name, folder name, slug or
+// glob. A --skill that matches nothing is an error naming what is there.
+func (in *Installer) pick(s *source, cands []*candidate) ([]*candidate, error) {
+	matches := func(c *candidate, want string) bool {
+		for _, n := range []string{c.name, skill.Slug(c.name), path.Base(c.rel)} {
+			if n == "" || n == "." {
+				continue
+			}
+			if n == want {
+				return true
+			}
+			if ok, _ := path.Match(want, n); ok {
+				return true
+			}
+		}
+		return false
+	}
+	var picked []*candidate
+	for _, c := range cands {
+		for _, want := range in.Skills {
+			if matches(c, want) {
+				picked = append(picked, c)
+				break
+			}
+		}
+	}
+	for _, want := range in.Skills {
+		ok := false
+		for _, c := range picked {
+			ok = ok || matches(c, want)
+		}
+		if !ok {
+			var found []string
+			for _, c := range cands {
+				found = append(found, c.label())
+			}
+			return nil, fmt.Errorf("%s: no skill named %s here (found: %s): %w", s.arg, want, strings.Join(found, ", "), skill.ErrNotFound)
+		}
+	}
+	return picked, nil
 }
 
 // checkLinks refuses symlinks that resolve outside the skill folder (also
@@ -127,15 +166,15 @@ func checkLinks(c *candidate) error {
 		p := filepath.Join(c.st.dir, filepath.FromSlash(name))
 		_, inside, err := skill.LinkTarget(base, p)
 		if err != nil {
-			return fmt.Errorf("%s: %w", c.src.arg, &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: symlink to %q does not resolve inside the skill", archive.ErrLinkOutside, li.target)})
+			return &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: symlink to %q does not resolve inside the skill", archive.ErrLinkOutside, li.target)}
 		}
 		if !inside {
-			return fmt.Errorf("%s: %w", c.src.arg, &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: symlink to %q leaves the skill folder", archive.ErrLinkOutside, li.target)})
+			return &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: symlink to %q leaves the skill folder", archive.ErrLinkOutside, li.target)}
 		}
 	}
 	for name, li := range c.st.hardlinks {
 		if inside(name) && !inside(li.target) {
-			return fmt.Errorf("%s: %w", c.src.arg, &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: hardlink to %q leaves the skill folder", archive.ErrLinkOutside, li.target)})
+			return &archive.EntryError{Entry: li.raw, Err: fmt.Errorf("%w: hardlink to %q leaves the skill folder", archive.ErrLinkOutside, li.target)}
 		}
 	}
 	return nil

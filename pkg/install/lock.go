@@ -157,3 +157,39 @@ func (l *rootLock) release() {
 	_ = unlock(l.f)
 	l.f.Close()
 }
+
+// Provenance is where the skill in root/<folder> came from, from the
+// root's lock (nil when skillctl did not install it).
+func (l *Lock) Provenance(folder string) *skill.Provenance {
+	e, ok := l.Skills[folder]
+	if !ok {
+		return nil
+	}
+	return &skill.Provenance{Kind: e.Source.Kind, Location: e.Source.Location, SHA256: e.Source.SHA256,
+		Version: e.DeclaredVersion, InstalledAt: e.InstalledAt, TreeSHA256: e.TreeSha256}
+}
+
+// Provenances looks up, for each skill folder in dirs, where skillctl
+// installed it from: each parent folder's lock file is read once. Folders
+// skillctl did not install, and locks that cannot be read, give nothing.
+func Provenances(dirs []string) map[string]*skill.Provenance {
+	out := map[string]*skill.Provenance{}
+	locks := map[string]*Lock{}
+	for _, d := range dirs {
+		root := filepath.Dir(d)
+		l, seen := locks[root]
+		if !seen {
+			if _, err := os.Lstat(filepath.Join(root, LockFileName)); err == nil {
+				l, _ = ReadLock(root)
+			}
+			locks[root] = l
+		}
+		if l == nil {
+			continue
+		}
+		if p := l.Provenance(filepath.Base(d)); p != nil {
+			out[d] = p
+		}
+	}
+	return out
+}

@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
 // Download defaults.
@@ -51,6 +53,24 @@ type source struct {
 	skipped []Skipped
 }
 
+// baseName is the name a skill at the top of the source takes when its
+// SKILL.md declares none: the folder's name, or the archive's without its
+// extensions.
+func (s *source) baseName() string {
+	base := filepath.Base(s.path)
+	if s.kind == KindURL {
+		if u, err := url.Parse(s.location); err == nil {
+			base = path.Base(u.Path)
+		}
+	}
+	if s.kind != KindFolder {
+		for _, ext := range []string{".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar", ".zip", ".skill"} {
+			base = strings.TrimSuffix(base, ext)
+		}
+	}
+	return base
+}
+
 func (s *source) cleanup() {
 	if s.temp != "" {
 		os.Remove(s.temp)
@@ -79,6 +99,14 @@ func (in *Installer) openSource(ctx context.Context, arg string) (*source, error
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !fi.IsDir() && skilltree.IsSkillFile(filepath.Base(p)) {
+		// A SKILL.md names the skill of its folder.
+		if in.SHA256 != "" {
+			return nil, fmt.Errorf("%s: %w: a checksum applies to an archive or a download, not a SKILL.md", arg, ErrChecksumUse)
+		}
+		dir := filepath.Dir(p)
+		return &source{arg: arg, kind: KindFolder, path: dir, location: dir, rels: []string{""}}, nil
 	}
 	if fi.IsDir() {
 		if in.SHA256 != "" {

@@ -78,3 +78,39 @@ func TargetRoots(o TargetOptions) ([]string, error) {
 	}
 	return roots, nil
 }
+
+// LoadRoots lists the skill folders the agents of o load in o's scope
+// (every folder from the repository top down to the working folder, for
+// the project scope): where a namesake of an installed skill may be.
+func LoadRoots(o TargetOptions) ([]string, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	names := o.Agents
+	if len(names) == 0 {
+		names = agents.Names()
+	}
+	var out []string
+	switch o.Scope {
+	case "", ScopeUser:
+		if o.Home == "" {
+			return nil, ErrNoHome
+		}
+		for _, f := range agents.UserFolders(names, agents.Env{Home: o.Home, Getenv: getenv}) {
+			out = append(out, filepath.Clean(f.Dir))
+		}
+	case ScopeProject:
+		if o.Cwd == "" {
+			return nil, nil
+		}
+		for _, dir := range agents.ProjectDirs(o.Cwd) {
+			for _, f := range agents.ProjectFolders(names, dir) {
+				out = append(out, filepath.Clean(f.Dir))
+			}
+		}
+	default:
+		return nil, fmt.Errorf("the scope must be user or project, not %q", o.Scope)
+	}
+	return out, nil
+}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/skillctl/skillctl/internal/ctxio"
 )
@@ -24,8 +26,22 @@ import (
 // for folders, files and symlinks. Times and owners do not count. It stops
 // with ctx.Err() when ctx is cancelled.
 func TreeSHA256(ctx context.Context, dir string) (string, error) {
-	type line struct{ path, text string }
-	var lines []line
+	m, err := treeManifest(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return m.sum(), nil
+}
+
+// manifest is a folder's entries as TreeSHA256 sees them: one line per
+// slash path, and the modification time of each file.
+type manifest struct {
+	lines map[string]string
+	mtime map[string]time.Time
+}
+
+func treeManifest(ctx context.Context, dir string) (*manifest, error) {
+	m := &manifest{lines: map[string]string{}, mtime: map[string]time.Time{}}
 	buf := make([]byte, 256<<10)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -41,13 +57,13 @@ func TreeSHA256(ctx context.Context, dir string) (string, error) {
 		rel = filepath.ToSlash(rel)
 		switch t := d.Type(); {
 		case t.IsDir():
-			lines = append(lines, line{rel, "d " + rel + "/\n"})
+			m.lines[rel] = "d " + rel + "/\n"
 		case t&fs.ModeSymlink != 0:
 			target, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
-			lines = append(lines, line{rel, "l " + filepath.ToSlash(target) + " " + rel + "\n"})
+			m.lines[rel] = "l " + filepath.ToSlash(target) + " " + rel + "\n"
 		case t.IsRegular():
 			info, err := d.Info()
 			if err != nil {
@@ -61,21 +77,80 @@ func TreeSHA256(ctx context.Context, dir string) (string, error) {
 			if err != nil {
 				return err
 			}
-			lines = append(lines, line{rel, "f " + mode + " " + sum + " " + rel + "\n"})
+			m.lines[rel] = "f " + mode + " " + sum + " " + rel + "\n"
+			m.mtime[rel] = info.ModTime()
 		default:
 			return fmt.Errorf("%s: not a regular file, folder or symlink", p)
 		}
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].path < lines[j].path })
+	return m, nil
+}
+
+func (m *manifest) sum() string {
+	paths := make([]string, 0, len(m.lines))
+	for p := range m.lines {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
 	h := sha256.New()
-	for _, l := range lines {
-		io.WriteString(h, l.text)
+	for _, p := range paths {
+		io.WriteString(h, m.lines[p])
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// describeChanges names what was edited in an installed skill whose files
+// (cur) no longer match its lock entry. When the new files are the ones
+// installed then (a reinstall), the difference from them is exact;
+// otherwise files modified after the install time are named.
+func describeChanges(cur *manifest, e LockEntry, staged string) string {
+	var changed, added, removed []string
+	if nm, err := treeManifest(context.Background(), staged); err == nil && nm.sum() == e.TreeSha256 {
+		for p, l := range cur.lines {
+			switch nl, ok := nm.lines[p]; {
+			case !ok:
+				added = append(added, p)
+			case nl != l && !strings.HasSuffix(l, "/\n"):
+				changed = append(changed, p)
+			}
+		}
+		for p := range nm.lines {
+			if _, ok := cur.lines[p]; !ok {
+				removed = append(removed, p)
+			}
+		}
+	} else if at, err := time.Parse(time.RFC3339, e.InstalledAt); err == nil {
+		for p, t := range cur.mtime {
+			if t.After(at.Add(2 * time.Second)) {
+				changed = append(changed, p)
+			}
+		}
+		if n := len(cur.mtime); n < e.FileInventory.TotalFiles {
+			removed = append(removed, fmt.Sprintf("%d file(s)", e.FileInventory.TotalFiles-n))
+		}
+	}
+	var parts []string
+	list := func(what string, paths []string) {
+		if len(paths) == 0 {
+			return
+		}
+		sort.Strings(paths)
+		if len(paths) > 10 {
+			paths = append(paths[:10:10], fmt.Sprintf("and %d more", len(paths)-10))
+		}
+		parts = append(parts, what+": "+strings.Join(paths, ", "))
+	}
+	list("changed", changed)
+	list("added", added)
+	list("removed", removed)
+	if len(parts) == 0 {
+		return "its files differ from the installed ones"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func fileSHA256(ctx context.Context, p string, buf []byte) (string, error) {

@@ -20,7 +20,15 @@ type UninstallOptions struct {
 	Force bool
 	// DryRun reports what would be removed and changes nothing.
 	DryRun bool
+	// Everywhere: the roots are every agent's folders, not ones the user
+	// named; a folder there that skillctl did not install is left alone
+	// (StatusKept) when skillctl installed the name elsewhere.
+	Everywhere bool
 }
+
+// StatusKept: a folder of that name that skillctl did not install, left
+// in place.
+const StatusKept = "kept"
 
 // Uninstaller removes installed skills.
 type Uninstaller struct {
@@ -50,13 +58,14 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		return nil, errors.New("name the skills to uninstall")
 	}
 	for _, n := range u.Names {
-		if err := checkName(n); err != nil {
+		if err := checkName(n); err != nil && skill.Slug(n) == "" {
 			return nil, err
 		}
 	}
 	roots := uniqueRoots(u.Roots)
 	type plan struct {
 		root string
+		lock *Lock
 		ops  []journalOp
 		out  []Removed
 	}
@@ -68,6 +77,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		}
 	}()
 	found := map[string]bool{}
+	var kept []Removed
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
 			continue
@@ -83,23 +93,36 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := &plan{root: root}
+		p := &plan{root: root, lock: lock}
 		for _, name := range u.Names {
-			dest := filepath.Join(root, name)
+			folder := name
+			_, managed := lock.Skills[folder]
+			dest := filepath.Join(root, folder)
 			_, statErr := os.Lstat(dest)
-			_, managed := lock.Skills[name]
 			if statErr != nil && !managed {
+				// A skill's name, where its folder is the name's slug.
+				if slug := skill.Slug(name); slug != "" && slug != name {
+					folder, dest = slug, filepath.Join(root, slug)
+					_, managed = lock.Skills[folder]
+					_, statErr = os.Lstat(dest)
+				}
+			}
+			if statErr != nil && !managed || checkName(folder) != nil {
 				continue
 			}
-			found[name] = true
 			if !managed && !u.Force {
+				if u.Everywhere {
+					kept = append(kept, Removed{Name: name, Target: root, Path: dest, Status: StatusKept})
+					continue
+				}
 				return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, dest, LockFileName)
 			}
+			found[name] = true
 			status := StatusUninstalled
 			if u.DryRun {
 				status = StatusWouldUninstall
 			}
-			p.ops = append(p.ops, journalOp{Op: "uninstall", Name: name})
+			p.ops = append(p.ops, journalOp{Op: "uninstall", Name: folder})
 			p.out = append(p.out, Removed{Name: name, Target: root, Path: dest, Status: status, Managed: managed})
 		}
 		plans = append(plans, p)
@@ -110,10 +133,15 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 			missing = append(missing, n)
 		}
 	}
+	for _, k := range kept {
+		if !found[k.Name] {
+			return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, k.Path, LockFileName)
+		}
+	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("not installed in %s: %s: %w", strings.Join(roots, ", "), strings.Join(missing, ", "), skill.ErrNotFound)
 	}
-	var out []Removed
+	out := kept
 	for _, p := range plans {
 		if len(p.ops) == 0 {
 			continue
@@ -129,7 +157,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 				}
 				return nil
 			}
-			if err := runJournal(p.root, staging, journal{Ops: p.ops}, step); err != nil {
+			if err := runJournal(p.root, staging, journal{Ops: p.ops}, step, p.lock); err != nil {
 				return out, err
 			}
 		}

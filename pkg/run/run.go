@@ -178,17 +178,24 @@ func (o *Options) cfg() *config.Config {
 	return &config.Config{}
 }
 
-// ResolveMode is --mode, else the skill's mode, else config run.defaultMode, else sandbox.
+// ResolveMode is --mode, else the skill's mode, else config
+// run.defaultMode, else auto (SPEC §7): auto — also as --mode or as the
+// configured default — is sandbox when the skill has an entrypoint and
+// direct otherwise.
 func (o *Options) ResolveMode() string {
-	switch {
-	case o.Mode != "":
+	switch o.Mode {
+	case skill.ModeSandbox, skill.ModeDirect:
 		return o.Mode
-	case o.Skill.Exec.Mode == skill.ModeDirect || o.Skill.Exec.Mode == skill.ModeSandbox:
-		return o.Skill.Exec.Mode
-	case o.cfg().Run.DefaultMode != "":
-		return o.cfg().Run.DefaultMode
+	case skill.ModeAuto:
+		if o.Skill.Exec.Entrypoint != "" || o.Entry != "" || o.Skill.ProbeEntrypoint() != "" {
+			return skill.ModeSandbox
+		}
+		return skill.ModeDirect
 	}
-	return skill.ModeSandbox
+	if o.Entry != "" && o.Skill.Exec.Mode == "" && o.cfg().Run.DefaultMode != skill.ModeDirect {
+		return skill.ModeSandbox // --entry names a script to run
+	}
+	return o.Skill.RunMode(o.cfg().Run.DefaultMode)
 }
 
 // ResolveTimeout is --timeout, else the skill's timeout, else config run.timeout, else 30 s.

@@ -21,20 +21,37 @@ import (
 func boolPtr(b bool) *bool { return &b }
 
 func TestResolveMode(t *testing.T) {
+	withScript := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(withScript, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(withScript, "scripts", "run.py"), []byte("print(1)\n"), 0o644))
+	withOther := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(withOther, "scripts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(withOther, "scripts", "helper.py"), []byte("print(1)\n"), 0o644))
 	tests := []struct {
-		name, flag, skillMode, cfgMode, want string
+		name, flag, skillMode, cfgMode, entrypoint, entry, dir, want string
 	}{
-		{name: "default", want: "sandbox"},
-		{name: "config", cfgMode: "direct", want: "direct"},
+		{name: "auto without entrypoint", dir: t.TempDir(), want: "direct"},
+		{name: "auto with a helper script only", dir: withOther, want: "direct"},
+		{name: "auto with a conventional script", dir: withScript, want: "sandbox"},
+		{name: "auto with a declared entrypoint", entrypoint: "tool.sh", dir: t.TempDir(), want: "sandbox"},
+		{name: "auto with --entry", entry: "x.sh", dir: t.TempDir(), want: "sandbox"},
+		{name: "flag auto", flag: "auto", skillMode: "sandbox", dir: t.TempDir(), want: "direct"},
+		{name: "config auto", cfgMode: "auto", dir: withScript, want: "sandbox"},
+		{name: "config", cfgMode: "direct", dir: withScript, want: "direct"},
+		{name: "config sandbox", cfgMode: "sandbox", dir: t.TempDir(), want: "sandbox"},
 		{name: "skill over config", skillMode: "sandbox", cfgMode: "direct", want: "sandbox"},
 		{name: "flag over skill", flag: "direct", skillMode: "sandbox", want: "direct"},
 		{name: "invalid skill mode ignored", skillMode: "turbo", cfgMode: "direct", want: "direct"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &Options{Skill: &skill.Skill{Exec: skill.Execution{Mode: tt.skillMode}}, Mode: tt.flag,
+			sk := &skill.Skill{Dir: tt.dir, Exec: skill.Execution{Mode: tt.skillMode, Entrypoint: tt.entrypoint}}
+			o := &Options{Skill: sk, Mode: tt.flag, Entry: tt.entry,
 				Config: &config.Config{Run: config.Run{DefaultMode: tt.cfgMode}}}
 			assert.Equal(t, tt.want, o.ResolveMode())
+			if tt.flag == "" && tt.entry == "" {
+				assert.Equal(t, tt.want, sk.RunMode(tt.cfgMode), "list and show display the mode run uses")
+			}
 		})
 	}
 }

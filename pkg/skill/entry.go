@@ -1,7 +1,9 @@
 package skill
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -17,4 +19,45 @@ var interpreters = map[string]string{".sh": "sh", ".py": "python3", ".js": "node
 // executable, chosen by its extension ("" when there is none).
 func Interpreter(rel string) string {
 	return interpreters[strings.ToLower(path.Ext(rel))]
+}
+
+// ProbeEntrypoint looks in the skill's folder for the first of
+// DefaultEntrypoints that is a regular file, records it (DefaultEntry) and
+// returns it ("" when there is none). It costs one stat when the skill has
+// no scripts/ folder, as most skills do, and is done once per skill.
+func (s *Skill) ProbeEntrypoint() string {
+	if s.entryProbed {
+		return s.DefaultEntry
+	}
+	s.entryProbed = true
+	if s.Dir == "" {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(s.Dir, "scripts")); err != nil || !fi.IsDir() {
+		return ""
+	}
+	for _, cand := range DefaultEntrypoints {
+		if fi, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(cand))); err == nil && fi.Mode().IsRegular() {
+			s.DefaultEntry = cand
+			break
+		}
+	}
+	return s.DefaultEntry
+}
+
+// RunMode is the mode a run of the skill uses when --mode does not say
+// (SPEC §7): the declared mode, else defaultMode (config run.defaultMode),
+// else auto. Auto is sandbox when the skill has an entrypoint — declared, or
+// one of DefaultEntrypoints — and direct otherwise, so that every loadable
+// skill runs. It probes the folder at most once.
+func (s *Skill) RunMode(defaultMode string) string {
+	switch {
+	case s.Exec.Mode == ModeSandbox || s.Exec.Mode == ModeDirect:
+		return s.Exec.Mode
+	case defaultMode == ModeSandbox || defaultMode == ModeDirect:
+		return defaultMode
+	case s.Exec.Entrypoint != "" || s.ProbeEntrypoint() != "":
+		return ModeSandbox
+	}
+	return ModeDirect
 }

@@ -14,6 +14,10 @@ type Summary struct {
 	Version     string   `json:"version,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
 	Tokens      int      `json:"tokens,omitempty"`
+	// Agents are the agents that load the skill's folder.
+	Agents []string `json:"agents,omitempty"`
+	// Installed says where skillctl installed the skill from, when its lock knows.
+	Installed *Provenance `json:"installed,omitempty"`
 	// Status is ok, shadowed or broken.
 	Status     string `json:"status"`
 	ShadowedBy string `json:"shadowedBy,omitempty"`
@@ -21,6 +25,21 @@ type Summary struct {
 	Error string `json:"error,omitempty"`
 	// Warnings are problems the loader recovered from.
 	Warnings []Diagnostic `json:"warnings,omitempty"`
+}
+
+// Provenance is where an installed skill came from, as the lock of its
+// folder records it.
+type Provenance struct {
+	// Kind is archive, folder, url (and, with git sources, git or wellknown).
+	Kind     string `json:"kind"`
+	Location string `json:"location"`
+	// SHA256 is the archive's digest; Commit the resolved commit of a git source.
+	SHA256      string `json:"sha256,omitempty"`
+	Commit      string `json:"commit,omitempty"`
+	Version     string `json:"version,omitempty"`
+	InstalledAt string `json:"installedAt"`
+	// TreeSHA256 is the digest of the files as installed.
+	TreeSHA256 string `json:"treeSha256,omitempty"`
 }
 
 // Status values of a Summary.
@@ -66,6 +85,8 @@ type Definition struct {
 	Files         []File         `json:"files"`
 	FileInventory FileInventory  `json:"fileInventory"`
 	Warnings      []Diagnostic   `json:"warnings,omitempty"`
+	Agents        []string       `json:"agents,omitempty"`
+	Installed     *Provenance    `json:"installed,omitempty"`
 }
 
 // DefinitionOf describes a skill with its files.

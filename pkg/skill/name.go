@@ -124,3 +124,25 @@ func NameKey(name string) string {
 	}
 	return name
 }
+
+// Slug is the folder name install gives a skill called name (SPEC §6):
+// lowercase, every run of characters outside [a-z0-9] one dash, no dash at
+// either end ("Toggl Automation" → "toggl-automation", "-2chat-automation"
+// → "2chat-automation"). A name that is already valid is its own slug; a
+// name without a letter or digit of a-z0-9 gives "".
+func Slug(name string) string {
+	b := make([]byte, 0, len(name))
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && len(b) > 0 {
+				b = append(b, '-')
+			}
+			dash = false
+			b = append(b, byte(r))
+			continue
+		}
+		dash = true
+	}
+	return string(b)
+}

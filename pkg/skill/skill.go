@@ -37,6 +37,8 @@ var Sources = []string{SourceUser, SourceProject, SourceEnv, SourcePath, SourceP
 const (
 	ModeSandbox = "sandbox"
 	ModeDirect  = "direct"
+	// ModeAuto is sandbox when the skill has an entrypoint, else direct.
+	ModeAuto = "auto"
 )
 
 // Errors callers map to exit codes.
@@ -89,6 +91,12 @@ type Skill struct {
 	Metadata map[string]string
 
 	Exec Execution
+	// Mode is the mode a run uses without --mode, when discovery worked it
+	// out (see RunMode); empty otherwise.
+	Mode string
+	// DefaultEntry is the conventional entrypoint found by ProbeEntrypoint.
+	DefaultEntry string
+	entryProbed  bool
 
 	DisableModelInvocation bool
 
@@ -123,12 +131,14 @@ type Execution struct {
 	Category    string
 }
 
-// EffectiveMode is the declared mode, or sandbox when none (or an invalid one) is declared.
+// EffectiveMode is the mode a run uses without --mode: Mode when
+// discovery set it (it knows the configured default), else RunMode with
+// the default of auto.
 func (s *Skill) EffectiveMode() string {
-	if s.Exec.Mode == ModeDirect {
-		return ModeDirect
+	if s.Mode != "" {
+		return s.Mode
 	}
-	return ModeSandbox
+	return s.RunMode(ModeAuto)
 }
 
 // LoadOptions tune Load.
