@@ -485,6 +485,21 @@ func (c *Catalog) Resolve(ctx context.Context, arg, cwd string) (*skill.Skill, e
 		}
 		return nil, fmt.Errorf("%q is ambiguous: %s", arg, strings.Join(ids, ", "))
 	}
+	// folder name: install names a skill's folder after its name as a slug
+	// ("Toggl Automation" lives in toggl-automation/)
+	var byFolder *Entry
+	for _, e := range c.Entries {
+		if e.ShadowedBy == "" && e.Plugin == "" && e.Skill != nil && filepath.Base(e.Dir) == arg {
+			if byFolder != nil {
+				byFolder = nil
+				break
+			}
+			byFolder = e
+		}
+	}
+	if byFolder != nil && !existsDir(absFrom(cwd, arg)) {
+		return byFolder.result()
+	}
 	// path
 	if LooksLikePath(arg) || existsDir(absFrom(cwd, arg)) {
 		return LoadPath(ctx, absFrom(cwd, arg))

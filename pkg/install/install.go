@@ -302,6 +302,8 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 	}
 	var plans []*plan
 	var locks []*rootLock
+	var created []string // folders made for the roots, deepest last
+	ok := false
 	defer func() {
 		for _, p := range plans {
 			if p.staging != "" {
@@ -311,9 +313,18 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 		for _, l := range locks {
 			l.release()
 		}
+		if !ok {
+			// A failed install leaves no trace, not even an empty folder.
+			for i := len(created) - 1; i >= 0; i-- {
+				os.Remove(created[i])
+			}
+		}
 	}()
 	// Lock every root (in a fixed order), stage and check everything, then commit.
 	for i, root := range roots {
+		if !in.DryRun {
+			created = append(created, missingDirs(root)...)
+		}
 		p := &plan{root: root}
 		plans = append(plans, p)
 		if in.DryRun {
@@ -374,7 +385,20 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 	sortInstalled(res.Skills)
 	res.Skipped = skippedOf(srcs)
 	res.Shadows = in.shadows(res.Skills, roots)
+	ok = true
 	return res, nil
+}
+
+// missingDirs lists the folders that creating dir would make, outermost first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		out = append([]string{d}, out...)
+	}
+	return out
 }
 
 func (in *Installer) status(c *candidate) string {
@@ -566,7 +590,7 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 			st, err = stageArchive(ctx, s.path, tree, archive.Options{Limits: in.Limits}, progress)
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", s.arg, err)
+			return nil, 0, fmt.Errorf("%s: %w; nothing was installed", s.arg, err)
 		}
 		ignored += st.ignored
 		cands, err := in.locate(s, st)

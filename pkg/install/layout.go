@@ -79,6 +79,11 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 		if err := checkLinks(c); err != nil {
 			c.refuseErr(err)
 		}
+		for _, name := range sortedKeys(st.unsafe) {
+			if c.rel == "" || strings.HasPrefix(name, c.rel+"/") {
+				c.refuseErr(st.unsafe[name])
+			}
+		}
 		if len(c.problems) > 0 {
 			continue
 		}
@@ -178,4 +183,13 @@ func checkLinks(c *candidate) error {
 		}
 	}
 	return nil
+}
+
+func sortedKeys(m map[string]error) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -27,8 +27,20 @@ type staged struct {
 	hardlinks map[string]linkInfo
 	// ignored counts entries left out on purpose (__MACOSX, .DS_Store, clutter of folders).
 	ignored int
+	// unsafe are entries of a folder source that were not copied because
+	// they are unsafe (links out, devices, setuid files): the skill that
+	// holds one is refused, not the whole source.
+	unsafe map[string]error
 	entries int
 	bytes   int64
+}
+
+// refuse records an unsafe entry of a folder source.
+func (st *staged) refuse(name string, err error) {
+	if st.unsafe == nil {
+		st.unsafe = map[string]error{}
+	}
+	st.unsafe[name] = err
 }
 
 type linkInfo struct {
@@ -228,13 +240,16 @@ func stageFolder(ctx context.Context, src, dir string, limits archive.Limits, pr
 			}
 			t := filepath.ToSlash(target)
 			if filepath.IsAbs(target) || strings.HasPrefix(t, "/") {
-				return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: symlink to the absolute path %q", archive.ErrLinkOutside, target)}
+				st.refuse(name, &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: symlink to the absolute path %q", archive.ErrLinkOutside, target)})
+				return nil
 			}
 			return w.symlink(name, t, name)
 		case !m.IsRegular():
-			return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: %v", archive.ErrSpecialFile, m.Type())}
+			st.refuse(name, &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: %v", archive.ErrSpecialFile, m.Type())})
+			return nil
 		case m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0:
-			return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: mode %v; skill files are never setuid, setgid or sticky", archive.ErrSetuid, m)}
+			st.refuse(name, &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: mode %v; skill files are never setuid, setgid or sticky", archive.ErrSetuid, m)})
+			return nil
 		}
 		if lim.MaxEntryBytes > 0 && info.Size() > lim.MaxEntryBytes {
 			return &archive.EntryError{Entry: name, Err: fmt.Errorf("%w: %d bytes, more than the per-entry limit of %d", archive.ErrLimit, info.Size(), lim.MaxEntryBytes)}
