@@ -30,7 +30,7 @@ type staged struct {
 	// unsafe are entries of a folder source that were not copied because
 	// they are unsafe (links out, devices, setuid files): the skill that
 	// holds one is refused, not the whole source.
-	unsafe map[string]error
+	unsafe  map[string]error
 	entries int
 	bytes   int64
 }
