@@ -4,12 +4,15 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,7 +45,9 @@ func main() {
 	n := flag.Int("n", 10000, "number of generated skills")
 	runs := flag.Int("runs", 7, "runs per command (medians are reported)")
 	floorSrc := flag.String("floor", "../shared/bench/floor", "source folder of the floor program")
-	only := flag.String("only", "", "comma-separated cases to run (list,validate,index,version,direct,sandbox,install)")
+	only := flag.String("only", "", "comma-separated cases to run (list,validate,index,version,direct,install,real,list100k,install1000,lock)")
+	corpus := flag.String("corpus", "../shared/corpus", "folder of real skills (zip archives) for the real-corpus cases")
+	big := flag.Int("big", 100000, "number of generated skills of the large list case")
 	flag.Parse()
 
 	abs, err := filepath.Abs(*bin)
@@ -167,9 +172,174 @@ func main() {
 		}
 		results = append(results, r)
 	}
+	if enabled("real") {
+		results = append(results, realCases(*bin, *corpus, floor, work, env, *n, *runs)...)
+	}
+	if enabled("list100k") {
+		r := &result{name: fmt.Sprintf("list of %d skills", *big), budget: "≤ 1.5× floor, RSS ≤ 160 MiB", maxRatio: 1.5, maxRSS: 160 << 10}
+		if floor == "" {
+			r.skipped = "floor program not found (" + *floorSrc + ")"
+		} else {
+			bigRoot := filepath.Join(work, "big")
+			fmt.Fprintf(os.Stderr, "bench: generating %d skills in %s\n", *big, bigRoot)
+			_, err = synth.Generate(bigRoot, synth.Options{Count: *big, Seed: 2})
+			must(err)
+			warm("cat", bigRoot)
+			r.refName = "floor"
+			r.ours, r.ref = alternate(max(3, *runs/2), env, []string{*bin, "list", "--path", bigRoot}, []string{floor, bigRoot})
+			must(os.RemoveAll(bigRoot))
+		}
+		results = append(results, r)
+	}
+	if enabled("install1000") {
+		results = append(results, installManyCase(*bin, work, env, *runs))
+	}
+	if enabled("lock") {
+		results = append(results, lockCases(*bin, work, env, *runs)...)
+	}
 	for _, r := range results {
 		printResult(r)
 	}
+}
+
+// realCases measure list, list --json, index (of discovered skills and of
+// a folder) and validate on the SKILL.md files of the corpus copied to n
+// skills, against the floor and cat.
+func realCases(bin, corpus, floor, work string, env []string, n, runs int) []*result {
+	names := []string{"list", "list --json", "index", "index DIR", "validate"}
+	out := make([]*result, len(names))
+	for i, nm := range names {
+		out[i] = &result{name: fmt.Sprintf("%s of %d real", nm, n), budget: "≤ 1.5× floor", maxRatio: 1.5}
+	}
+	out[2].budget, out[2].maxRatio = "≤ 2× floor", 2
+	out[3].budget, out[3].maxRatio = "≤ 2× floor", 2
+	out[4].budget, out[4].maxRatio = "≤ 2× cat of every SKILL.md", 2
+	docs, err := corpusSkillFiles(corpus)
+	if err != nil || len(docs) == 0 {
+		for _, r := range out {
+			r.skipped = fmt.Sprintf("no real skills in %s (%v)", corpus, err)
+		}
+		return out
+	}
+	root := filepath.Join(work, "real")
+	fmt.Fprintf(os.Stderr, "bench: copying %d real SKILL.md files to %d skills in %s\n", len(docs), n, root)
+	files := make([]string, n)
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("skill-%05d", i))
+		must(os.MkdirAll(dir, 0o755))
+		files[i] = filepath.Join(dir, "SKILL.md")
+		must(os.WriteFile(files[i], docs[i%len(docs)], 0o644))
+	}
+	defer os.RemoveAll(root)
+	_ = exec.Command("cat", files...).Run()
+	if floor == "" {
+		for _, r := range out[:4] {
+			r.skipped = "floor program not found"
+		}
+	} else {
+		for i, args := range [][]string{
+			{bin, "list", "--path", root},
+			{bin, "list", "--json", "--path", root},
+			{bin, "index", "--path", root},
+			{bin, "index", root},
+		} {
+			out[i].refName = "floor"
+			out[i].ours, out[i].ref = alternate(runs, env, args, []string{floor, root})
+		}
+	}
+	out[4].refName = "cat"
+	out[4].ours, out[4].ref = alternate(runs, env, []string{bin, "validate", root}, append([]string{"cat"}, files...))
+	return out
+}
+
+// corpusSkillFiles reads the SKILL.md of every zip archive (.zip, .skill)
+// below dir, sorted by archive path.
+func corpusSkillFiles(dir string) ([][]byte, error) {
+	var archives []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".zip") || strings.HasSuffix(p, ".skill")) {
+			archives = append(archives, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(archives)
+	var docs [][]byte
+	for _, a := range archives {
+		zr, err := zip.OpenReader(a)
+		if err != nil {
+			continue
+		}
+		for _, f := range zr.File {
+			if path.Base(f.Name) != "SKILL.md" || strings.Count(strings.Trim(f.Name, "/"), "/") != 1 {
+				continue
+			}
+			rc, err := f.Open()
+			if err != nil {
+				continue
+			}
+			data, err := io.ReadAll(io.LimitReader(rc, 2<<20))
+			rc.Close()
+			if err == nil {
+				docs = append(docs, data)
+			}
+		}
+		zr.Close()
+	}
+	return docs, nil
+}
+
+// installManyCase installs one archive of 1,000 small skills, against unzip.
+func installManyCase(bin, work string, env []string, runs int) *result {
+	r := &result{name: "install of 1,000 small skills", budget: "≤ 2× unzip -q", maxRatio: 2}
+	if _, err := exec.LookPath("unzip"); err != nil {
+		r.skipped = "unzip is not installed"
+		return r
+	}
+	archivePath := filepath.Join(work, "many.zip")
+	f, err := os.Create(archivePath)
+	must(err)
+	must(install.WriteBenchArchive(f, 1000, 1<<10))
+	must(f.Close())
+	r.refName = "unzip"
+	for i := 0; i < runs; i++ {
+		dst := filepath.Join(work, fmt.Sprintf("many-%d", i))
+		r.ours = append(r.ours, runOnce(env, []string{bin, "install", archivePath, "--dir", dst, "-q"}))
+		udst := filepath.Join(work, fmt.Sprintf("many-unzip-%d", i))
+		r.ref = append(r.ref, runOnce(env, []string{"unzip", "-q", archivePath, "-d", udst}))
+		_ = os.RemoveAll(dst)
+		_ = os.RemoveAll(udst)
+	}
+	return r
+}
+
+// lockCases install and uninstall one skill into a root that holds 1,000
+// managed skills, against the same into an empty root.
+func lockCases(bin, work string, env []string, runs int) []*result {
+	inst := &result{name: "install 1 into 1,000 managed", budget: "≤ 1.5× into an empty root", maxRatio: 1.5, refName: "empty"}
+	un := &result{name: "uninstall 1 of 1,001 managed", budget: "≤ 1.5× from a root of 1", maxRatio: 1.5, refName: "of 1"}
+	many := filepath.Join(work, "lock-many.zip")
+	f, err := os.Create(many)
+	must(err)
+	must(install.WriteBenchArchive(f, 1000, 0))
+	must(f.Close())
+	one := filepath.Join(work, "lock-one")
+	must(os.MkdirAll(one, 0o755))
+	must(os.WriteFile(filepath.Join(one, "SKILL.md"), []byte("---\nname: lock-one\ndescription: One more skill.\n---\nBody.\n"), 0o644))
+	full := filepath.Join(work, "lock-full")
+	empty := filepath.Join(work, "lock-empty")
+	cmd := exec.Command(bin, "install", many, "--dir", full, "-q")
+	cmd.Env = env
+	must(cmd.Run())
+	for i := 0; i < runs; i++ {
+		inst.ours = append(inst.ours, runOnce(env, []string{bin, "install", one, "--dir", full, "-q"}))
+		inst.ref = append(inst.ref, runOnce(env, []string{bin, "install", one, "--dir", empty, "-q"}))
+		un.ours = append(un.ours, runOnce(env, []string{bin, "uninstall", "lock-one", "--dir", full, "-q"}))
+		un.ref = append(un.ref, runOnce(env, []string{bin, "uninstall", "lock-one", "--dir", empty, "-q"}))
+	}
+	return []*result{inst, un}
 }
 
 // alternate runs a and b one after the other, runs times, and returns their samples.

@@ -430,13 +430,13 @@ func newEntry(r *Root, f *skilltree.Found, how load) *Entry {
 		}
 		return e
 	}
-	s, err := skill.LoadData(f.Dir, f.File, f.Data, skill.LoadOptions{Source: r.Source, Plugin: r.Plugin, DropBody: how.dropBody})
+	s, err := skill.LoadData(f.Dir, f.File, f.Data, skill.LoadOptions{Source: r.Source, Plugin: r.Plugin, DropBody: how.dropBody, FileSize: f.Size})
 	if err != nil {
 		e.Err = err
 		return e
 	}
 	if how.modes {
-		s.Mode = s.RunMode(how.defaultMode)
+		s.Mode = s.RunModeProbe(how.defaultMode, func() bool { return f.IsDir("scripts") })
 	}
 	e.Skill = s
 	e.Name = s.Name

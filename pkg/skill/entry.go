@@ -26,6 +26,12 @@ func Interpreter(rel string) string {
 // returns it ("" when there is none). It costs one stat when the skill has
 // no scripts/ folder, as most skills do, and is done once per skill.
 func (s *Skill) ProbeEntrypoint() string {
+	return s.probeEntrypoint(nil)
+}
+
+// probeEntrypoint is ProbeEntrypoint; hasScripts, when set, says whether
+// the skill has a scripts folder more cheaply than a stat of its path.
+func (s *Skill) probeEntrypoint(hasScripts func() bool) string {
 	if s.entryProbed {
 		return s.DefaultEntry
 	}
@@ -33,7 +39,11 @@ func (s *Skill) ProbeEntrypoint() string {
 	if s.Dir == "" {
 		return ""
 	}
-	if fi, err := os.Stat(filepath.Join(s.Dir, "scripts")); err != nil || !fi.IsDir() {
+	if hasScripts != nil {
+		if !hasScripts() {
+			return ""
+		}
+	} else if !IsDirAt(-1, "", filepath.Join(s.Dir, "scripts")) {
 		return ""
 	}
 	for _, cand := range DefaultEntrypoints {
@@ -51,12 +61,18 @@ func (s *Skill) ProbeEntrypoint() string {
 // one of DefaultEntrypoints — and direct otherwise, so that every loadable
 // skill runs. It probes the folder at most once.
 func (s *Skill) RunMode(defaultMode string) string {
+	return s.RunModeProbe(defaultMode, nil)
+}
+
+// RunModeProbe is RunMode where hasScripts (when not nil) tells whether
+// the skill has a scripts folder (discovery asks by a short path).
+func (s *Skill) RunModeProbe(defaultMode string, hasScripts func() bool) string {
 	switch {
 	case s.Exec.Mode == ModeSandbox || s.Exec.Mode == ModeDirect:
 		return s.Exec.Mode
 	case defaultMode == ModeSandbox || defaultMode == ModeDirect:
 		return defaultMode
-	case s.Exec.Entrypoint != "" || s.ProbeEntrypoint() != "":
+	case s.Exec.Entrypoint != "" || s.probeEntrypoint(hasScripts) != "":
 		return ModeSandbox
 	}
 	return ModeDirect

@@ -4,158 +4,604 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
 
-// fastField is one "key: value" line of simple frontmatter, or a "key:"
-// line opening a nested mapping of such lines.
+// The fast frontmatter reader. Real SKILL.md frontmatter is a small block
+// mapping: plain and quoted scalars, folded and literal block scalars for
+// long descriptions, nested mappings (metadata:, requires:), lists of
+// scalars (block or flow), comments. fastFields reads exactly that
+// without the full YAML machinery and returns ok=false for anything else
+// (anchors, tags, multi-line plain or quoted scalars, complex keys, ...),
+// which then goes to yaml.v3. For every input it accepts, fastNodes builds
+// the tree yaml.v3 builds — kinds, tags, values, styles and positions
+// (FuzzFastFrontmatter checks this).
+
+// fastField is one node of the frontmatter: a mapping entry (key set) or a
+// sequence item (key empty), in a flat slice in document order; a
+// mapping's or sequence's descendants follow it (size of them).
 type fastField struct {
 	key             string
 	keyLine, keyCol int
+	kind            yaml.Kind
 	value           string // scalar text
-	tag             string // !!str, !!int, !!bool, !!null, or !!map for nested
-	quoted          bool   // a double-quoted scalar
+	tag             string // !!str, !!int, ... for scalars; !!map, !!seq
+	style           yaml.Style
 	valLine, valCol int
-	// children is the number of nested fields that follow this one
-	// directly in the slice (a nested mapping's "key: value" lines).
-	children         int
-	nestedLine, nCol int // position of the nested mapping (its first key)
+	// size is the number of descendants that follow this field directly.
+	size int
 }
 
-// fastFieldPool recycles field slices between loads of many skills.
-var fastFieldPool = sync.Pool{New: func() any { s := make([]fastField, 0, 16); return &s }}
+// maxFastFields bounds the fields the fast reader takes; more is unusual
+// and left to yaml.v3.
+const maxFastFields = 512
 
-// topFields calls fn for each top-level field with its nested children.
+// linePool recycles the line slices of the fast reader.
+var linePool = sync.Pool{New: func() any { s := make([]string, 0, 64); return &s }}
+
+// fastFieldPool recycles field slices between loads of many skills.
+var fastFieldPool = sync.Pool{New: func() any { s := make([]fastField, 0, 32); return &s }}
+
+// topFields calls fn for each top-level field with its descendants.
 func topFields(fields []fastField, fn func(f *fastField, children []fastField) bool) {
-	for i := 0; i < len(fields); i += 1 + fields[i].children {
-		if !fn(&fields[i], fields[i+1:i+1+fields[i].children]) {
+	for i := 0; i < len(fields); i += 1 + fields[i].size {
+		if !fn(&fields[i], fields[i+1:i+1+fields[i].size]) {
 			return
 		}
 	}
 }
 
-// fastFields reads the simplest and by far the most common frontmatter —
-// "key: plain value" lines, optionally nested mappings one level deep
-// (metadata:) — without the full YAML machinery. It returns ok=false for
-// anything else (quotes with escapes, block scalars, lists, flow
-// collections, comments, anchors, tags, tabs...), and the caller then uses
-// yaml.v3. For every input it accepts, fastNodes builds the tree yaml.v3
-// builds (FuzzFastFrontmatter checks this). Lines are frontmatter lines
-// (1-based). src must be valid UTF-8 (Parse checks it first).
-// Nested fields follow their parent in the slice (see children). scratch
-// is reused for the result.
+// eachChild calls fn for each direct child among a field's descendants.
+func eachChild(desc []fastField, fn func(c *fastField)) {
+	for i := 0; i < len(desc); i += 1 + desc[i].size {
+		fn(&desc[i])
+	}
+}
+
+// fastParser reads frontmatter line by line.
+type fastParser struct {
+	src    string
+	lines  []string
+	i      int // the next line (0-based)
+	fields []fastField
+}
+
+// fastFields reads src (the frontmatter, valid UTF-8) into fields; scratch
+// is reused for the result. Lines are frontmatter lines (1-based).
 func fastFields(src string, scratch []fastField) ([]fastField, bool) {
-	fields := scratch[:0]
-	open := -1 // index of the field whose nested mapping is open, if any
-	nestedIndent := 0
-	lineNo := 0
-	for len(src) > 0 {
-		var line string
-		if i := strings.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
+	if strings.IndexByte(src, '\t') >= 0 || strings.IndexByte(src, '\r') >= 0 {
+		return nil, false
+	}
+	p := &fastParser{src: src, fields: scratch[:0]}
+	lp := linePool.Get().(*[]string)
+	p.lines = (*lp)[:0]
+	defer func() {
+		clear(p.lines)
+		*lp = p.lines[:0]
+		linePool.Put(lp)
+	}()
+	for s := src; len(s) > 0; {
+		var l string
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			l, s = s[:i], s[i+1:]
 		} else {
-			line, src = src, ""
+			l, s = s, ""
 		}
-		lineNo++
-		if line == "" {
-			continue
+		if !printableText(l) {
+			return nil, false // controls anywhere, comments included, are yaml.v3's to refuse
 		}
-		if strings.IndexByte(line, '\t') >= 0 || strings.IndexByte(line, '\r') >= 0 {
-			return nil, false
+		p.lines = append(p.lines, l)
+	}
+	if !p.mapping(0) {
+		return nil, false
+	}
+	p.skipBlank()
+	if p.i < len(p.lines) || len(p.fields) == 0 || len(p.fields) > maxFastFields {
+		return nil, false // left over (a less indented line), empty, or unusually large
+	}
+	return p.fields, true
+}
+
+func indentOf(line string) int {
+	n := 0
+	for n < len(line) && line[n] == ' ' {
+		n++
+	}
+	return n
+}
+
+// skipBlank moves past empty lines, lines of spaces and comment lines.
+func (p *fastParser) skipBlank() {
+	for p.i < len(p.lines) {
+		l := p.lines[p.i]
+		n := indentOf(l)
+		if n < len(l) && l[n] != '#' {
+			return
 		}
-		indent := 0
-		for indent < len(line) && line[indent] == ' ' {
-			indent++
+		p.i++
+	}
+}
+
+// peek is the next line that is not blank, with its indentation (ok=false
+// at the end).
+func (p *fastParser) peek() (line string, indent int, ok bool) {
+	p.skipBlank()
+	if p.i >= len(p.lines) {
+		return "", 0, false
+	}
+	l := p.lines[p.i]
+	return l, indentOf(l), true
+}
+
+func isSeqItem(content string) bool {
+	return content == "-" || strings.HasPrefix(content, "- ")
+}
+
+// mapping reads a block mapping whose keys are at column indent.
+func (p *fastParser) mapping(indent int) bool {
+	for {
+		line, n, ok := p.peek()
+		if !ok || n < indent {
+			return true
 		}
-		if indent == len(line) {
-			continue // a line of spaces
+		if n > indent || len(p.fields) >= maxFastFields {
+			return false
 		}
-		key, rest, ok := splitKey(line[indent:])
+		content := line[n:]
+		if isSeqItem(content) {
+			return false
+		}
+		key, restOff, ok := splitKey(content)
 		if !ok {
-			return nil, false
+			return false
 		}
-		if indent == 0 {
-			open = -1
-			f := fastField{key: key, keyLine: lineNo, keyCol: 1}
-			if rest == "" {
-				// "key:" opens a nested mapping, or is null when nothing nested follows.
-				f.tag, f.valLine, f.valCol = "!!null", lineNo, len(key)+2
-				fields = append(fields, f)
-				open = len(fields) - 1
-				nestedIndent = -1
-				continue
+		lineNo := p.i + 1
+		idx := len(p.fields)
+		p.fields = append(p.fields, fastField{key: key, keyLine: lineNo, keyCol: n + 1})
+		p.i++
+		if !p.value(idx, line, n+restOff, lineNo, indent, true) {
+			return false
+		}
+		p.fields[idx].size = len(p.fields) - idx - 1
+	}
+}
+
+// value reads the value of field idx, which starts at byte off of line
+// (lineNo, 1-based); the field is an entry of a mapping at indent, or an
+// item of a sequence at indent (inMapping false).
+func (p *fastParser) value(idx int, line string, off, lineNo, indent int, inMapping bool) bool {
+	rest := line[off:]
+	lead := 0
+	for lead < len(rest) && rest[lead] == ' ' {
+		lead++
+	}
+	if lead == len(rest) || rest[lead] == '#' {
+		if lead < len(rest) && lead == 0 {
+			return false // "key:#" is not a comment
+		}
+		if !inMapping {
+			return false // "-" alone, or with a comment: a nested block
+		}
+		comment := lead < len(rest)
+		// A nested block, or null.
+		next, n, ok := p.peek()
+		if ok && (n > indent || n == indent && isSeqItem(next[n:])) {
+			if isSeqItem(next[n:]) {
+				p.fields[idx].kind, p.fields[idx].tag = yaml.SequenceNode, "!!seq"
+				p.fields[idx].valLine, p.fields[idx].valCol = p.i+1, n+1
+				return p.sequence(n)
 			}
-			if !plainValue(&f, rest, lineNo, len(key)) {
-				return nil, false
+			p.fields[idx].kind, p.fields[idx].tag = yaml.MappingNode, "!!map"
+			p.fields[idx].valLine, p.fields[idx].valCol = p.i+1, n+1
+			return p.mapping(n)
+		}
+		if comment {
+			return false // where yaml.v3 puts a null after a comment is its business
+		}
+		f := &p.fields[idx]
+		f.kind, f.tag, f.valLine, f.valCol = yaml.ScalarNode, "!!null", lineNo, off+1
+		return true
+	}
+	if lead == 0 && inMapping {
+		return false
+	}
+	start := off + lead
+	f := &p.fields[idx]
+	f.kind, f.valLine, f.valCol = yaml.ScalarNode, lineNo, colOf(line, start)
+	v := line[start:]
+	switch v[0] {
+	case '|', '>':
+		return p.block(idx, v, indent)
+	case '"', '\'':
+		val, end, ok := quoted(v)
+		if !ok || !onlyComment(v[end:]) {
+			return false
+		}
+		f.value, f.tag = val, "!!str"
+		f.style = yaml.DoubleQuotedStyle
+		if v[0] == '\'' {
+			f.style = yaml.SingleQuotedStyle
+		}
+	case '[', '{':
+		end, ok := p.flow(idx, line, start, lineNo)
+		if !ok || !onlyComment(line[end:]) {
+			return false
+		}
+	case ']', '}', '&', '*', '!', '%', '@', '`', ',', '?', '-', ':', '#':
+		return false
+	default:
+		text, ok := plainText(v)
+		if !ok {
+			return false
+		}
+		f.value, f.tag = text, resolveTag(text)
+	}
+	// A more indented line after a one-line value would continue it.
+	if _, n, ok := p.peek(); ok && n > indent {
+		return false
+	}
+	return true
+}
+
+// plainText reads a one-line plain scalar (block context), ending at a
+// comment; ok=false for what a plain scalar cannot hold.
+func plainText(v string) (string, bool) {
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimRight(v, " ")
+	if v == "" || strings.Contains(v, ": ") || strings.HasSuffix(v, ":") {
+		return "", false
+	}
+	return v, true // its line was checked for controls (fastFields)
+}
+
+// onlyComment reports whether s is spaces, optionally then a comment.
+func onlyComment(s string) bool {
+	n := indentOf(s)
+	return n == len(s) || n > 0 && s[n] == '#'
+}
+
+// colOf is the 1-based column (in characters) of byte off of line.
+func colOf(line string, off int) int {
+	for i := 0; i < off; i++ {
+		if line[i] >= 0x80 {
+			return utf8.RuneCountInString(line[:off]) + 1
+		}
+	}
+	return off + 1
+}
+
+// sequence reads a block sequence whose dashes are at column indent; each
+// item is a scalar (plain, quoted, block or flow).
+func (p *fastParser) sequence(indent int) bool {
+	for {
+		line, n, ok := p.peek()
+		if !ok || n < indent {
+			return true
+		}
+		if n > indent || len(p.fields) >= maxFastFields {
+			return false
+		}
+		if !isSeqItem(line[n:]) {
+			return true // the mapping around it goes on ("key:\n- a\nother: b")
+		}
+		if line[n:] == "-" {
+			return false // a nested block as an item
+		}
+		item := line[n+2:]
+		if _, _, isKey := splitKey(strings.TrimLeft(item, " ")); isKey {
+			return false // a mapping in the sequence
+		}
+		lineNo := p.i + 1
+		idx := len(p.fields)
+		p.fields = append(p.fields, fastField{})
+		p.i++
+		if !p.value(idx, line, n+1, lineNo, indent, false) {
+			return false
+		}
+	}
+}
+
+// block reads a literal (|) or folded (>) block scalar whose header is h;
+// its lines are more indented than indent.
+func (p *fastParser) block(idx int, h string, indent int) bool {
+	folded := h[0] == '>'
+	chomp := byte(0)
+	rest := h[1:]
+	if len(rest) > 0 && (rest[0] == '-' || rest[0] == '+') {
+		chomp, rest = rest[0], rest[1:]
+	}
+	if chomp == '+' || !onlyComment(rest) {
+		return false // keep chomping, an indentation indicator, or junk
+	}
+	// The content: lines indented more than the parent, the first one
+	// setting the indentation; empty lines (or short runs of spaces) between.
+	blockIndent := -1
+	var parts []string
+	trailingEmpty := 0
+	lastContent := -1
+	j := p.i
+	for ; j < len(p.lines); j++ {
+		l := p.lines[j]
+		n := indentOf(l)
+		if n == len(l) { // empty, or only spaces
+			if blockIndent >= 0 && n > blockIndent || blockIndent < 0 && n > 0 {
+				return false // spaces that would be content, or set the indentation
 			}
-			fields = append(fields, f)
+			parts = append(parts, "")
+			trailingEmpty++
 			continue
 		}
-		// An indented line belongs to the open "key:" as a nested mapping.
-		if open < 0 {
-			return nil, false
+		if blockIndent < 0 {
+			if n <= indent {
+				break
+			}
+			blockIndent = n
 		}
-		if nestedIndent == -1 {
-			parent := &fields[open]
-			nestedIndent = indent
-			parent.tag = "!!map"
-			parent.nestedLine, parent.nCol = lineNo, indent+1
-		} else if indent != nestedIndent {
-			return nil, false
+		if n < blockIndent {
+			break
 		}
-		if rest == "" {
-			return nil, false // deeper nesting: leave it to yaml.v3
+		if folded && (n > blockIndent || strings.HasSuffix(l, " ")) {
+			return false // more-indented or trailing spaces: folding has special cases
 		}
-		f := fastField{key: key, keyLine: lineNo, keyCol: indent + 1}
-		if !plainValue(&f, rest, lineNo, indent+len(key)) {
-			return nil, false
-		}
-		fields = append(fields, f)
-		fields[open].children++
+		parts = append(parts, l[blockIndent:])
+		trailingEmpty = 0
+		lastContent = j
 	}
-	if len(fields) == 0 || len(fields) > 128 {
-		return nil, false // empty (let yaml.v3 say so) or unusually large
+	if blockIndent < 0 {
+		return false // an empty block scalar
 	}
-	return fields, true
+	// Empty lines at the end are trailing breaks, cut by chomping.
+	content := parts[:len(parts)-trailingEmpty]
+	if folded && len(content) > 0 && content[0] == "" {
+		return false // leading empty lines of a folded scalar: rare, subtle
+	}
+	var v string
+	if folded {
+		var b strings.Builder
+		for k, part := range content {
+			switch {
+			case k == 0:
+			case part == "":
+				b.WriteByte('\n') // an empty line is a line break
+			case content[k-1] != "":
+				b.WriteByte(' ') // a line break between lines folds to a space
+			}
+			b.WriteString(part)
+		}
+		v = b.String()
+	} else {
+		v = strings.Join(content, "\n")
+	}
+	if chomp == 0 && len(content) > 0 && (lastContent < len(p.lines)-1 || strings.HasSuffix(p.src, "\n")) {
+		v += "\n" // clip: the last line break, when there is one
+	}
+	f := &p.fields[idx]
+	f.value, f.tag = v, "!!str"
+	f.style = yaml.LiteralStyle
+	if folded {
+		f.style = yaml.FoldedStyle
+	}
+	p.i = j - trailingEmpty
+	return true
+}
+
+// flow reads a one-line flow sequence or mapping of scalars (and flow
+// collections) starting at line[off] into field idx; end is the byte after it.
+func (p *fastParser) flow(idx int, line string, off, lineNo int) (end int, ok bool) {
+	open := line[off]
+	closer := byte(']')
+	f := &p.fields[idx]
+	f.kind, f.tag, f.style = yaml.SequenceNode, "!!seq", yaml.FlowStyle
+	if open == '{' {
+		closer = '}'
+		f.kind, f.tag = yaml.MappingNode, "!!map"
+	}
+	f.valLine, f.valCol = lineNo, colOf(line, off)
+	i := off + 1
+	skip := func() {
+		for i < len(line) && line[i] == ' ' {
+			i++
+		}
+	}
+	skip()
+	if i < len(line) && line[i] == closer {
+		f.size = 0
+		return i + 1, true
+	}
+	for {
+		if len(p.fields) >= maxFastFields {
+			return 0, false
+		}
+		skip()
+		if i >= len(line) {
+			return 0, false // the collection goes on on the next line
+		}
+		child := len(p.fields)
+		p.fields = append(p.fields, fastField{})
+		if open == '{' {
+			key, n, ok := flowKey(line[i:])
+			if !ok {
+				return 0, false
+			}
+			p.fields[child].key, p.fields[child].keyLine, p.fields[child].keyCol = key, lineNo, colOf(line, i)
+			i += n
+			skip()
+		}
+		if i >= len(line) {
+			return 0, false
+		}
+		c := &p.fields[child]
+		c.kind, c.valLine, c.valCol = yaml.ScalarNode, lineNo, colOf(line, i)
+		switch line[i] {
+		case '[', '{':
+			e, ok := p.flow(child, line, i, lineNo)
+			if !ok {
+				return 0, false
+			}
+			i = e
+		case '"', '\'':
+			val, e, ok := quoted(line[i:])
+			if !ok {
+				return 0, false
+			}
+			c.value, c.tag, c.style = val, "!!str", yaml.DoubleQuotedStyle
+			if line[i] == '\'' {
+				c.style = yaml.SingleQuotedStyle
+			}
+			i += e
+		default:
+			e := i
+			for e < len(line) && !strings.ContainsRune(",[]{}#", rune(line[e])) {
+				if line[e] == ':' {
+					return 0, false
+				}
+				e++
+			}
+			text := strings.TrimRight(line[i:e], " ")
+			if text == "" || strings.ContainsAny(text[:1], "&*!%@`?|>-'\"") {
+				return 0, false
+			}
+			c.value, c.tag = text, resolveTag(text)
+			i = e
+		}
+		p.fields[child].size = len(p.fields) - child - 1
+		skip()
+		if i >= len(line) {
+			return 0, false
+		}
+		switch line[i] {
+		case ',':
+			i++
+			skip()
+			if i < len(line) && line[i] == closer {
+				return 0, false // a trailing comma
+			}
+		case closer:
+			p.fields[idx].size = len(p.fields) - idx - 1
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// flowKey reads "key: " at the start of s (a flow mapping's entry).
+func flowKey(s string) (key string, n int, ok bool) {
+	key, off, ok := splitKey(s)
+	if !ok || off >= len(s) || s[off] != ' ' {
+		return "", 0, false
+	}
+	return key, off, true
+}
+
+// quoted reads a one-line quoted scalar at the start of s: "..." with the
+// common escapes, or '...' with ” for a quote. end is the byte after it.
+func quoted(s string) (val string, end int, ok bool) {
+	q := s[0]
+	// Most quoted values hold no escape: they are their own text.
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && q == '"' || c < 0x20 || c == 0x7f {
+			break
+		}
+		if c == q {
+			if q == '\'' && i+1 < len(s) && s[i+1] == '\'' {
+				break
+			}
+			return s[1:i], i + 1, true // its line was checked for controls (fastFields)
+		}
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == q && q == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			b.WriteByte('\'')
+			i++
+		case c == q:
+			return b.String(), i + 1, true
+		case c == '\\' && q == '"':
+			if i+1 >= len(s) {
+				return "", 0, false
+			}
+			i++
+			switch s[i] {
+			case '\\', '"', '/':
+				b.WriteByte(s[i])
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				if i+4 >= len(s) {
+					return "", 0, false
+				}
+				r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+				if err != nil || r >= 0xD800 && r <= 0xDFFF || r < 0x20 {
+					return "", 0, false
+				}
+				b.WriteRune(rune(r))
+				i += 4
+			default:
+				return "", 0, false
+			}
+		case c < 0x20 || c == 0x7f:
+			return "", 0, false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, false // not closed on this line
 }
 
 // fastNodes builds the yaml.Node tree of fields, all nodes from one slab.
 // by is added to every line.
 func fastNodes(fields []fastField, by int) *yaml.Node {
-	slab := make([]yaml.Node, 1+2*len(fields))
+	n := 1
+	for i := range fields {
+		n++
+		if fields[i].key != "" {
+			n++
+		}
+	}
+	slab := make([]yaml.Node, n)
 	next := 0
 	alloc := func() *yaml.Node {
-		n := &slab[next]
+		node := &slab[next]
 		next++
-		return n
+		return node
 	}
-	scalar := func(f *fastField) (*yaml.Node, *yaml.Node) {
-		k := alloc()
-		k.Kind, k.Tag, k.Value, k.Line, k.Column = yaml.ScalarNode, "!!str", f.key, f.keyLine+by, f.keyCol
+	var build func(desc []fastField) []*yaml.Node
+	value := func(f *fastField, desc []fastField) *yaml.Node {
 		v := alloc()
-		v.Kind, v.Tag, v.Value, v.Line, v.Column = yaml.ScalarNode, f.tag, f.value, f.valLine+by, f.valCol
-		if f.quoted {
-			v.Style = yaml.DoubleQuotedStyle
+		v.Kind, v.Tag, v.Value, v.Style, v.Line, v.Column = f.kind, f.tag, f.value, f.style, f.valLine+by, f.valCol
+		if f.kind != yaml.ScalarNode {
+			v.Value = ""
+			v.Content = build(desc)
 		}
-		return k, v
+		return v
+	}
+	build = func(desc []fastField) []*yaml.Node {
+		out := make([]*yaml.Node, 0, len(desc))
+		for i := 0; i < len(desc); i += 1 + desc[i].size {
+			f := &desc[i]
+			if f.key != "" {
+				k := alloc()
+				k.Kind, k.Tag, k.Value, k.Line, k.Column = yaml.ScalarNode, "!!str", f.key, f.keyLine+by, f.keyCol
+				out = append(out, k)
+			}
+			out = append(out, value(f, desc[i+1:i+1+f.size]))
+		}
+		return out
 	}
 	root := alloc()
 	root.Kind, root.Tag, root.Line, root.Column = yaml.MappingNode, "!!map", fields[0].keyLine+by, 1
-	root.Content = make([]*yaml.Node, 0, 2*len(fields))
-	topFields(fields, func(f *fastField, children []fastField) bool {
-		k, v := scalar(f)
-		if f.tag == "!!map" {
-			v.Kind, v.Value, v.Line, v.Column = yaml.MappingNode, "", f.nestedLine+by, f.nCol
-			v.Content = make([]*yaml.Node, 0, 2*len(children))
-			for j := range children {
-				nk, nv := scalar(&children[j])
-				v.Content = append(v.Content, nk, nv)
-			}
-		}
-		root.Content = append(root.Content, k, v)
-		return true
-	})
+	root.Content = build(fields)
 	return root
 }
 
@@ -168,8 +614,10 @@ func fastFrontmatter(src string) (*yaml.Node, bool) {
 	return fastNodes(fields, 0), true
 }
 
-// splitKey splits "key: rest" or "key:" where key is a simple plain word.
-func splitKey(s string) (key, rest string, ok bool) {
+// splitKey splits "key:" at the start of s, where key is a simple plain
+// word; off is the byte after the colon. The colon must end s or be
+// followed by a space.
+func splitKey(s string) (key string, off int, ok bool) {
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -180,101 +628,134 @@ func splitKey(s string) (key, rest string, ok bool) {
 		break
 	}
 	if i == 0 || i > 128 || i >= len(s) || s[i] != ':' {
-		return "", "", false
+		return "", 0, false
 	}
 	key = s[:i]
-	if tag, ok := plainTag(key); !ok || tag != "!!str" {
-		return "", "", false
+	if resolveTag(key) != "!!str" {
+		return "", 0, false
 	}
-	after := s[i+1:]
-	if after == "" {
-		return key, "", true
+	if i+1 < len(s) && s[i+1] != ' ' {
+		return "", 0, false
 	}
-	if after[0] != ' ' {
-		return "", "", false
-	}
-	rest = strings.TrimLeft(after, " ")
-	if rest == "" {
-		return key, "", true
-	}
-	return key, after, true
+	return key, i + 1, true
 }
 
-// plainValue reads the value after "key:" into f (rest starts with
-// spaces). col is the 0-based column of the colon. Only plain scalars and
-// double-quoted scalars without escapes are accepted.
-func plainValue(f *fastField, rest string, line, col int) bool {
-	lead := 0
-	for lead < len(rest) && rest[lead] == ' ' {
-		lead++
-	}
-	v := strings.TrimRight(rest[lead:], " ")
-	f.valLine, f.valCol = line, col+1+lead+1
-	if v == "" {
-		return false
-	}
-	switch v[0] {
-	case '"':
-		if len(v) < 2 || v[len(v)-1] != '"' {
-			return false
-		}
-		inner := v[1 : len(v)-1]
-		if strings.ContainsAny(inner, "\"\\") || !printableText(inner) {
-			return false
-		}
-		f.value, f.tag, f.quoted = inner, "!!str", true
-		return true
-	case '\'', '[', ']', '{', '}', '|', '>', '&', '*', '!', '#', '@', '`', '%', ',', '?', '-', ':':
-		return false
-	}
-	if strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.HasSuffix(v, ":") {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c == 0x7f {
-			return false
-		} else if c >= 0x80 {
-			if !printableText(v[i:]) {
-				return false
-			}
-			break
-		}
-	}
-	tag, ok := plainTag(v)
-	if !ok {
-		return false
-	}
-	f.value, f.tag = v, tag
-	return true
-}
-
-// plainTag resolves a plain scalar's tag as YAML 1.2's core schema (and
-// yaml.v3) does; ok=false for forms where yaml.v3's resolution is subtle
-// (floats, timestamps, YAML 1.1 booleans, base prefixes), which then take
-// the full parser.
-func plainTag(v string) (string, bool) {
-	switch v {
-	case "~", "null", "Null", "NULL":
-		return "!!null", true
+// resolveTag is the tag yaml.v3 gives a plain scalar (its resolve): null,
+// bool, int, float or timestamp by the YAML 1.2 core schema as yaml.v3
+// reads it, else str.
+func resolveTag(in string) string {
+	switch in {
+	case "", "~", "null", "Null", "NULL":
+		return "!!null"
 	case "true", "True", "TRUE", "false", "False", "FALSE":
-		return "!!bool", true
-	case ".inf", ".Inf", ".INF", "-.inf", "+.inf", ".nan", ".NaN", ".NAN":
-		return "", false
+		return "!!bool"
+	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return "!!float"
+	case "<<":
+		return "!!merge"
 	}
-	c := v[0]
-	if c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.' {
-		if _, err := strconv.ParseInt(v, 10, 64); err == nil && !strings.HasPrefix(v, "+") && !(len(v) > 1 && v[0] == '0') {
-			return "!!int", true
+	c := in[0]
+	switch {
+	case c == '.':
+		if _, err := strconv.ParseFloat(in, 64); err == nil {
+			return "!!float"
 		}
-		return "", false
-	}
-	if len(v) <= 3 {
-		switch strings.ToLower(v) {
-		case "y", "n", "yes", "no", "on", "off":
-			return "", false
+	case c >= '0' && c <= '9' || c == '+' || c == '-':
+		if isTimestamp(in) {
+			return "!!timestamp"
+		}
+		plain := strings.ReplaceAll(in, "_", "")
+		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
+			return "!!int"
+		}
+		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
+			return "!!int"
+		}
+		if isYAMLFloat(plain) {
+			if _, err := strconv.ParseFloat(plain, 64); err == nil {
+				return "!!float"
+			}
+		}
+		for _, pre := range []struct {
+			prefix string
+			base   int
+		}{{"0b", 2}, {"-0b", 2}, {"0o", 8}, {"-0o", 8}} {
+			if strings.HasPrefix(plain, pre.prefix) {
+				digits := plain[len(pre.prefix):]
+				if pre.prefix[0] == '-' {
+					digits = "-" + digits
+				}
+				if _, err := strconv.ParseInt(digits, pre.base, 64); err == nil {
+					return "!!int"
+				}
+				if pre.prefix[0] != '-' {
+					if _, err := strconv.ParseUint(digits, pre.base, 64); err == nil {
+						return "!!int"
+					}
+				}
+			}
 		}
 	}
-	return "!!str", true
+	return "!!str"
+}
+
+// isYAMLFloat matches ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$.
+func isYAMLFloat(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	} else {
+		if digits() == 0 {
+			return false
+		}
+		if i < len(s) && s[i] == '.' {
+			i++
+			digits()
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// timestampFormats are the forms yaml.v3 takes for timestamps.
+var timestampFormats = []string{"2006-1-2T15:4:5.999999999Z07:00", "2006-1-2t15:4:5.999999999Z07:00", "2006-1-2 15:4:5.999999999", "2006-1-2"}
+
+func isTimestamp(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i != 4 || i == len(s) || s[i] != '-' {
+		return false
+	}
+	for _, f := range timestampFormats {
+		if _, err := time.Parse(f, s); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // printableText reports whether s holds only characters YAML allows in a

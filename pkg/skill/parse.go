@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -158,7 +159,14 @@ func parse(data []byte, file string, keepBody bool) (*Document, error) {
 			Msg:  "the frontmatter opened on line 1 is never closed",
 			Hint: "add a line '---' after the last frontmatter field"}
 	}
-	doc.Frontmatter = string(data[fmStart:fmEnd])
+	if keepBody || fmEnd == fmStart {
+		doc.Frontmatter = string(data[fmStart:fmEnd])
+	} else {
+		// A listing reads the frontmatter in place, without a copy: what
+		// the skill keeps of it is copied out (Skill.detach) before data
+		// is read over.
+		doc.Frontmatter = unsafe.String(&data[fmStart], fmEnd-fmStart)
+	}
 	doc.BodyLine = lineNo
 	if keepBody {
 		doc.Body = string(rest)
@@ -393,35 +401,30 @@ func checkDuplicateKeys(n *yaml.Node, file string) error {
 }
 
 func checkDuplicateFields(fields []fastField, file string) error {
-	dup := func(list []fastField, top bool) error {
-		for i := 0; i < len(list); i += step(list, i, top) {
-			for j := 0; j < i; j += step(list, j, top) {
-				if list[i].key == list[j].key {
-					return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: list[i].keyLine + frontmatterLineOffset,
-						Column: list[i].keyCol, Msg: fmt.Sprintf("key %q appears twice (first on line %d)", list[i].key,
-							list[j].keyLine+frontmatterLineOffset), Hint: "keep one of the two"}
+	// As checkDuplicateKeys: each mapping's keys, then its children, in order.
+	var check func(desc []fastField, mapping bool) error
+	check = func(desc []fastField, mapping bool) error {
+		if mapping {
+			for i := 0; i < len(desc); i += 1 + desc[i].size {
+				for j := 0; j < i; j += 1 + desc[j].size {
+					if desc[i].key == desc[j].key {
+						return &ParseError{Rule: "yaml-duplicate-key", File: file, Line: desc[i].keyLine + frontmatterLineOffset,
+							Column: desc[i].keyCol, Msg: fmt.Sprintf("key %q appears twice (first on line %d)", desc[i].key,
+								desc[j].keyLine+frontmatterLineOffset), Hint: "keep one of the two"}
+					}
+				}
+			}
+		}
+		for i := 0; i < len(desc); i += 1 + desc[i].size {
+			if f := &desc[i]; f.kind != yaml.ScalarNode {
+				if err := check(desc[i+1:i+1+f.size], f.kind == yaml.MappingNode); err != nil {
+					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := dup(fields, true); err != nil {
-		return err
-	}
-	var err error
-	topFields(fields, func(_ *fastField, children []fastField) bool {
-		err = dup(children, false)
-		return err == nil
-	})
-	return err
-}
-
-// step moves to the next field: over a top-level field's children, or by one.
-func step(list []fastField, i int, top bool) int {
-	if top {
-		return 1 + list[i].children
-	}
-	return 1
+	return check(fields, true)
 }
 
 func lineOf(data []byte, off int) int {

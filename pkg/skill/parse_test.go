@@ -205,6 +205,19 @@ func FuzzFastFrontmatter(f *testing.F) {
 		"123: x\ntrue: y\n",
 		"name: a---b\n",
 		"x: -1\ny: +1\nz: .5\n",
+		"d: >\n  folded\n  text\n\n  para\nn: 1\n",
+		"d: >-\n  a\n  b\n",
+		"d: |\n  lit\n    more\n\n  end\n\nx: y\n",
+		"d: |-\n  a\n",
+		"tags:\n  - a\n  - \"b\"\n  - 'c''d'\nn: x\n",
+		"tags:\n- a\n- b\n",
+		"t: [a, \"b c\", 1.5]\nu: []\n",
+		"requires: {mcp: [rube], n: 2}\n",
+		"# comment\nname: x # trailing\nmetadata:\n  # inside\n  a: \"1\" # q\n",
+		"m:\n    deep:\n      deeper: 1\n    back: 2\nz: 2024-01-02\n",
+		"v: 1.4.0\nw: 1e3\nx: 0x1F\ny: 1_000\nz: 0o17\n",
+		"e: \"a\\nb\\u00e9\\\"\"\n",
+		"k:\n  - |\n    block item\n  - x\n",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -277,4 +290,24 @@ func TestParseTimeoutMSRange(t *testing.T) {
 	s, err := FromBytes([]byte("---\nname: t\ndescription: d\ntimeout: 99999999999999999999\n---\n"), "/x/t", "/x/t/SKILL.md", LoadOptions{})
 	require.NoError(t, err)
 	assert.Zero(t, s.Exec.TimeoutMS, "an out-of-range timeout is never used")
+}
+
+// A listing parses the frontmatter in place, in a buffer that is read over
+// for the next skill: what it keeps must not change when the buffer does.
+func TestListingLoadKeepsNothingOfTheBuffer(t *testing.T) {
+	src := "---\nname: Keep Me\ndescription: >-\n  Folded\n  text.\nlicense: MIT\ncompatibility: anywhere\n" +
+		"allowed-tools: [Read, Write]\nmode: sandbox\nentrypoint: scripts/x.sh\ntimeout: 1500\npermissions:\n  - network\n  - env:TOKEN\n" +
+		"dangerous: true\nconfirm: Sure?\nauthor: Ann\nversion: \"1.2\"\ntags: a, b\ncategory: tools\nmetadata:\n  k: v\n  other: \"x y\"\n---\nBody.\n"
+	for _, fm := range []string{src, strings.Replace(src, "author: Ann\n", "author: Ann: colon\n", 1)} {
+		buf := []byte(fm)
+		light, err := FromBytes(buf, "/x/keep", "/x/keep/SKILL.md", LoadOptions{DropBody: true})
+		require.NoError(t, err)
+		full, err := FromBytes([]byte(fm), "/x/keep", "/x/keep/SKILL.md", LoadOptions{})
+		require.NoError(t, err)
+		for i := range buf {
+			buf[i] = '#'
+		}
+		full.Frontmatter, full.Doc, full.Body, full.Summary = nil, nil, "", ""
+		assert.Equal(t, full, light)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -150,6 +149,9 @@ type LoadOptions struct {
 	// DropBody keeps only the typed fields (no Body, Summary, Doc or
 	// Frontmatter map), for listings of many skills.
 	DropBody bool
+	// FileSize is the size of SKILL.md when data holds only its
+	// frontmatter (0: len(data)).
+	FileSize int64
 }
 
 // LoadError is a skill folder that could not be loaded.
@@ -171,8 +173,10 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // Load reads the skill in dir (a folder holding SKILL.md, or a lone skill.md).
 func Load(dir string, opts LoadOptions) (*Skill, error) {
 	var s *Skill
-	load := func(file string, data []byte) (err error) {
-		s, err = FromBytes(data, dir, file, opts)
+	load := func(file string, data []byte, size int64) (err error) {
+		o := opts
+		o.FileSize = size
+		s, err = FromBytes(data, dir, file, o)
 		return err
 	}
 	file := filepath.Join(dir, "SKILL.md")
@@ -226,8 +230,18 @@ func NewReadBuf() *[]byte { return newReadBuf() }
 // (nil: a pooled one) is the read buffer; fast takes a short read as the
 // end of a regular file. A folder named SKILL.md is a *LoadError wrapping
 // syscall.EISDIR; a missing file wraps fs.ErrNotExist.
-func ReadSkillFileInto(file string, fast bool, buf *[]byte, fn func(data []byte) error) error {
-	return withSkillFile(file, fast, buf, func(_ string, data []byte) error { return fn(data) })
+//
+// With fast, a file larger than the buffer whose frontmatter closes in it
+// is not read on: data ends with the frontmatter, and size is the file's
+// size (listings read frontmatter, as agents do when they start).
+func ReadSkillFileInto(file string, fast bool, buf *[]byte, fn func(data []byte, size int64) error) error {
+	return withSkillFile(file, fast, buf, func(_ string, data []byte, size int64) error { return fn(data, size) })
+}
+
+// ReadSkillFileAt is ReadSkillFileInto of rel relative to the folder
+// dirfd (see OpenDirFD; -1: file is opened by its path).
+func ReadSkillFileAt(dirfd int, rel, file string, fast bool, buf *[]byte, fn func(data []byte, size int64) error) error {
+	return withSkillFileAt(dirfd, rel, file, fast, buf, func(_ string, data []byte, size int64) error { return fn(data, size) })
 }
 
 // readBufPool holds read buffers for SKILL.md files.
@@ -242,7 +256,7 @@ func newReadBuf() *[]byte {
 // reading them whole. A folder named SKILL.md is refused.
 func ReadSkillFile(file string) ([]byte, error) {
 	var out []byte
-	err := withSkillFile(file, false, nil, func(_ string, data []byte) error {
+	err := withSkillFile(file, false, nil, func(_ string, data []byte, _ int64) error {
 		out = append([]byte(nil), data...)
 		return nil
 	})
@@ -251,43 +265,59 @@ func ReadSkillFile(file string) ([]byte, error) {
 
 // withSkillFile reads a SKILL.md and hands its bytes to fn; the bytes are
 // only valid during the call (small files are read into a pooled buffer).
-// fast takes a short read as the end of the file (see readSmallFile); bp
+// fast takes a short read as the end of the file (see readSkillFile); bp
 // is the buffer to read into (nil: a pooled one).
-func withSkillFile(file string, fast bool, bp *[]byte, fn func(file string, data []byte) error) error {
+// With fast, a large file's body is not read: data ends with the
+// frontmatter and size is the file's size.
+func withSkillFile(file string, fast bool, bp *[]byte, fn func(file string, data []byte, size int64) error) error {
+	return withSkillFileAt(-1, "", file, fast, bp, fn)
+}
+
+func withSkillFileAt(dirfd int, rel, file string, fast bool, bp *[]byte, fn func(file string, data []byte, size int64) error) error {
 	if bp == nil {
 		bp = readBufPool.Get().(*[]byte)
 		defer readBufPool.Put(bp)
 	}
-	n, more, err := readSmallFile(file, *bp, fast)
+	n, size, err := readSkillFile(dirfd, rel, file, bp, fast, fast, MaxSkillMDSize)
 	if err != nil {
 		if errors.Is(err, syscall.EISDIR) {
 			return &LoadError{Path: file, Err: err, Reason: "SKILL.md is a folder, not a file"}
 		}
 		return &LoadError{Path: file, Err: err, Reason: OSReason(err)}
 	}
-	if !more {
-		return fn(file, (*bp)[:n])
-	}
-	// Larger than the buffer: read it again whole, up to the limit.
-	f, err := os.Open(file)
-	if err != nil {
-		return &LoadError{Path: file, Err: err, Reason: OSReason(err)}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSkillMDSize+1))
-	if err != nil {
-		return &LoadError{Path: file, Err: err, Reason: OSReason(err)}
-	}
-	if len(data) > MaxSkillMDSize {
-		size := int64(len(data))
-		if fi, err := f.Stat(); err == nil {
-			size = fi.Size()
-		}
+	if size > MaxSkillMDSize {
 		return &ParseError{Rule: "file-too-large", File: file,
 			Msg:  "SKILL.md is " + HumanSize(size) + ", larger than the " + HumanSize(MaxSkillMDSize) + " limit",
 			Hint: "move long material into references/ files that the body links to"}
 	}
-	return fn(file, data)
+	return fn(file, (*bp)[:n], size)
+}
+
+// frontmatterEnd is the length of data up to the end of the line that
+// closes its frontmatter, or -1 when the frontmatter does not close within
+// data (a listing then reads the whole file).
+func frontmatterEnd(data []byte) int {
+	data0 := len(data)
+	data = bytes.TrimPrefix(data, utf8BOM)
+	off := data0 - len(data)
+	first := true
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return -1 // the line goes on past what was read
+		}
+		line := data[:i]
+		if isFenceLine(line) && !first {
+			return off + i + 1
+		}
+		if first && !isFenceLine(line) {
+			return -1
+		}
+		first = false
+		data = data[i+1:]
+		off += i + 1
+	}
+	return -1
 }
 
 // OSReason is an operating-system error in a few words ("open: permission
@@ -306,7 +336,11 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &Skill{Dir: dir, File: file, Size: int64(len(data)), Doc: doc}
+	size := int64(len(data))
+	if opts.FileSize > size {
+		size = opts.FileSize // a listing read only the frontmatter
+	}
+	s := &Skill{Dir: dir, File: file, Size: size, Doc: doc}
 	s.Source = opts.Source
 	if s.Source == "" {
 		s.Source = SourcePath
@@ -328,12 +362,43 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 		fastFieldPool.Put(doc.fieldsPool)
 		doc.fields, doc.fieldsPool = nil, nil
 	}
-	s.Tokens = EstimateTokens(len(data))
+	s.Tokens = EstimateTokens(int(size))
 	s.Body = doc.Body
 	if opts.DropBody {
 		s.Doc = nil
+		s.detach()
 	}
 	return s, nil
+}
+
+// detach copies every string a skill loaded for a listing keeps out of
+// the frontmatter, which was read in place from a buffer that is reused.
+func (s *Skill) detach() {
+	c := strings.Clone
+	list := func(l []string) {
+		for i := range l {
+			l[i] = c(l[i])
+		}
+	}
+	s.Name, s.Description, s.License, s.Compatibility = c(s.Name), c(s.Description), c(s.License), c(s.Compatibility)
+	s.ID = c(s.ID)
+	list(s.AllowedTools)
+	if s.Metadata != nil {
+		m := make(map[string]string, len(s.Metadata))
+		for k, v := range s.Metadata {
+			m[c(k)] = c(v)
+		}
+		s.Metadata = m
+	}
+	e := &s.Exec
+	e.Mode, e.Entrypoint, e.Timeout, e.Confirm = c(e.Mode), c(e.Entrypoint), c(e.Timeout), c(e.Confirm)
+	e.Author, e.Version, e.Category = c(e.Author), c(e.Version), c(e.Category)
+	list(e.Permissions)
+	list(e.Tags)
+	for i := range s.Diagnostics {
+		d := &s.Diagnostics[i]
+		d.Rule, d.Severity, d.Message, d.Hint = c(d.Rule), c(d.Severity), c(d.Message), c(d.Hint)
+	}
 }
 
 // Field returns the value node of a top-level frontmatter key, or nil.
@@ -433,7 +498,7 @@ func (d *Document) fieldText(key string) (string, bool) {
 				return true
 			}
 			found = true
-			if f.tag != "!!null" && f.tag != "!!map" {
+			if f.kind == yaml.ScalarNode && f.tag != "!!null" {
 				text = f.value
 			}
 			return false
@@ -448,6 +513,25 @@ func (d *Document) fieldText(key string) (string, bool) {
 // scalar (split on commas and spaces when split is set).
 func (d *Document) fieldList(key string, split bool) ([]string, bool) {
 	if d.Root == nil {
+		var seq []string
+		isSeq := false
+		topFields(d.fields, func(f *fastField, desc []fastField) bool {
+			if f.key != key {
+				return true
+			}
+			if isSeq = f.kind == yaml.SequenceNode; isSeq {
+				seq = make([]string, 0, len(desc))
+				eachChild(desc, func(c *fastField) {
+					if c.kind == yaml.ScalarNode {
+						seq = append(seq, c.value)
+					}
+				})
+			}
+			return false
+		})
+		if isSeq {
+			return seq, true
+		}
 		t, ok := d.fieldText(key)
 		if !ok || strings.TrimSpace(t) == "" {
 			return nil, ok
@@ -473,11 +557,13 @@ func (d *Document) metadataStrings() map[string]string {
 			if f.key != "metadata" {
 				return true
 			}
-			if f.tag == "!!map" {
+			if f.kind == yaml.MappingNode {
 				m = make(map[string]string, len(children))
-				for _, c := range children {
-					m[c.key] = c.value // "" for null
-				}
+				eachChild(children, func(c *fastField) {
+					if c.kind == yaml.ScalarNode {
+						m[c.key] = c.value // "" for null
+					}
+				})
 			}
 			return false
 		})

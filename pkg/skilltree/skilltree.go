@@ -68,8 +68,14 @@ type Found struct {
 	Real string
 	// File is the skill file's path ("" when there is none).
 	File string
-	// Data is the skill file's content, valid only during the visit.
+	// Data is the skill file's content, valid only during the visit; with
+	// Options.Fast, only its frontmatter when the file is large. Size is
+	// the file's size.
 	Data []byte
+	Size int64
+	// dirfd is the walked root's open folder when hasfd, during the visit.
+	dirfd int
+	hasfd bool
 	// Err is set when the folder could not be read or loaded: a skill file
 	// that cannot be read (File set), a folder that cannot be listed, a
 	// broken link (ErrBrokenLink), a child of an agent folder without
@@ -96,6 +102,15 @@ func problem(p string, err error) error {
 
 // Skipped reports whether f is a link that was not followed rather than a
 // skill that failed to load.
+// IsDir reports whether the skill folder holds a folder called name (during
+// the visit, by a short path relative to the walked root).
+func (f *Found) IsDir(name string) bool {
+	if f.hasfd {
+		return skill.IsDirAt(f.dirfd, relJoin(f.Rel, name), "")
+	}
+	return skill.IsDirAt(-1, "", filepath.Join(f.Dir, name))
+}
+
 func (f *Found) Skipped() bool { return errors.Is(f.Err, ErrLinkOutside) }
 
 // SkipDir reports whether a folder of this name is never searched for skills.
@@ -133,7 +148,7 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	if err != nil {
 		return &RootError{Path: dir, Err: err}
 	}
-	w := &walker{o: o, root: dir, rootReal: real, visit: visit}
+	w := &walker{o: o, root: dir, rootReal: real, visit: visit, rootfd: -1}
 	if o.GitIgnore && o.Layout == Tree && fi.IsDir() {
 		w.ignore = rulesAbove(dir)
 	}
@@ -151,6 +166,8 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	w.rootfd = skill.OpenDirFD(dir)
+	defer skill.CloseDirFD(w.rootfd)
 	buf := skill.NewReadBuf()
 	if o.Layout == Tree && w.probe(&Found{Dir: dir, Rel: ".", Real: real}, buf) {
 		return ctx.Err()
@@ -169,6 +186,9 @@ type walker struct {
 	o        Options
 	root     string
 	rootReal string
+	// rootfd is the root folder, open, so that files below it are opened
+	// by short relative paths (-1: by full paths).
+	rootfd int
 	visit    func(*Found)
 	ignore   *ignoreRules // .gitignore rules above the walked folder
 }
@@ -304,10 +324,10 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 func (w *walker) probe(f *Found, buf *[]byte) bool {
 	for _, name := range []string{"SKILL.md", "skill.md"} {
 		file := filepath.Join(f.Dir, name)
-		err := skill.ReadSkillFileInto(file, w.o.Fast, buf, func(data []byte) error {
-			f.File, f.Data = file, data
+		err := skill.ReadSkillFileAt(w.rootfd, relJoin(f.Rel, name), file, w.o.Fast, buf, func(data []byte, size int64) error {
+			f.File, f.Data, f.Size, f.dirfd, f.hasfd = file, data, size, w.rootfd, w.rootfd >= 0
 			w.visit(f)
-			f.Data = nil
+			f.Data, f.hasfd = nil, false
 			return nil
 		})
 		if err == nil {
