@@ -140,9 +140,9 @@ func applyJournal(lock *Lock, ops []journalOp) {
 	for _, op := range ops {
 		switch op.Op {
 		case "install":
-			lock.Skills[op.Name] = *op.Entry
+			lock.Set(op.Name, *op.Entry)
 		case "uninstall":
-			delete(lock.Skills, op.Name)
+			lock.Delete(op.Name)
 		}
 	}
 }
@@ -151,21 +151,34 @@ func applyJournal(lock *Lock, ops []journalOp) {
 // left in root, and removes stale staging folders. Callers hold root's file
 // lock; Run and Uninstall call it first thing.
 func Recover(root string) error {
-	ents, err := os.ReadDir(root)
+	names, err := readNames(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	for _, e := range ents {
-		if e.IsDir() && strings.HasPrefix(e.Name(), stagingPrefix) {
-			if err := recoverStaging(root, filepath.Join(root, e.Name())); err != nil {
+	for _, n := range names {
+		if !strings.HasPrefix(n, stagingPrefix) {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(root, n)); err == nil && fi.IsDir() {
+			if err := recoverStaging(root, filepath.Join(root, n)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// readNames lists the names in dir, unsorted, without a stat of each.
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }
 
 // recoverStaging looks at one staging folder's journal. For each install:

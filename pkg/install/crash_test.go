@@ -189,7 +189,7 @@ func TestCrashDuringUninstall(t *testing.T) {
 			require.ErrorIs(t, err, install.ErrCrash)
 			require.NoError(t, install.Recover(f.root))
 			lock := requireLockMatchesDisk(t, f.root)
-			_, inLock := lock.Skills["demo"]
+			inLock := lock.Has("demo")
 			_, statErr := os.Stat(filepath.Join(f.root, "demo"))
 			assert.Equal(t, statErr == nil, inLock, "the lock records demo exactly when it is on disk")
 			assert.Empty(t, stagingLeft(t, f.root))

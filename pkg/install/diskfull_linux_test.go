@@ -86,5 +86,5 @@ func TestFullDiskOnARealFileSystem(t *testing.T) {
 	os.Remove(filler)
 	_, err = install1(newZip)
 	require.NoError(t, err)
-	assert.NotEqual(t, oldTree, requireLockMatchesDisk(t, root).Skills["demo"].TreeSha256)
+	assert.NotEqual(t, oldTree, requireLockMatchesDisk(t, root).Entries()["demo"].TreeSha256)
 }

@@ -86,7 +86,8 @@ func requireLockMatchesDisk(t testing.TB, root string) *install.Lock {
 	t.Helper()
 	lock, err := install.ReadLock(root)
 	require.NoError(t, err, "the lock file parses")
-	for name, e := range lock.Skills {
+	require.Equal(t, lock.Len(), len(lock.Entries()), "every entry decodes")
+	for name, e := range lock.Entries() {
 		tree, err := install.TreeSHA256(context.Background(), filepath.Join(root, name))
 		require.NoError(t, err, "%s is on disk", name)
 		require.Equal(t, e.TreeSha256, tree, "the lock entry of %s matches the disk", name)

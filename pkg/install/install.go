@@ -131,6 +131,7 @@ type Installed struct {
 	Path   string `json:"path"`
 	Status string `json:"status"`
 	LockEntry
+	FileInventory skill.FileInventory `json:"fileInventory"`
 	// Warnings are the validation findings that did not stop the install.
 	Warnings []validate.Finding `json:"warnings"`
 }
@@ -242,6 +243,7 @@ type candidate struct {
 	existing bool
 	// unchanged: the target already holds exactly these files.
 	unchanged bool
+	inventory skill.FileInventory
 }
 
 func (c *candidate) refuse(format string, a ...any) {
@@ -519,7 +521,7 @@ func installedOf(root string, c *candidate, status string) Installed {
 	if warnings == nil {
 		warnings = []validate.Finding{}
 	}
-	return Installed{Name: c.name, Folder: c.folder, Target: root, Path: filepath.Join(root, c.folder), Status: status, LockEntry: c.entry, Warnings: warnings}
+	return Installed{Name: c.name, Folder: c.folder, Target: root, Path: filepath.Join(root, c.folder), Status: status, LockEntry: c.entry, FileInventory: c.inventory, Warnings: warnings}
 }
 
 func relFile(dir, f string) string {
@@ -701,8 +703,8 @@ func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) err
 		InstalledAt:     now.Format(time.RFC3339),
 		SkillMdSha256:   mdSum,
 		TreeSha256:      tree,
-		FileInventory:   skill.Inventory(files),
 	}
+	c.inventory = skill.Inventory(files)
 	return nil
 }
 
@@ -726,11 +728,14 @@ func checkName(name string) error {
 func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock, cands []*candidate) error {
 	// Names equal under Unicode normalisation (NFKC) are one name: a second
 	// folder that looks the same is refused, --force or not.
+	// An ASCII name is its own key: only other names can collide.
 	keys := map[string]string{}
-	if ents, err := os.ReadDir(root); err == nil {
-		for _, e := range ents {
-			if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-				keys[skill.NameKey(e.Name())] = e.Name()
+	if names, err := readNames(root); err == nil {
+		for _, n := range names {
+			if k := skill.NameKey(n); k != n {
+				if fi, err := os.Lstat(filepath.Join(root, n)); err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+					keys[k] = n
+				}
 			}
 		}
 	}
@@ -752,7 +757,7 @@ func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock
 			continue
 		}
 		c.existing = true
-		e, managed := lock.Skills[c.folder]
+		e, managed := lock.Get(c.folder)
 		if managed && fi.IsDir() {
 			cur, err := treeManifest(ctx, dest)
 			switch {

@@ -59,7 +59,7 @@ func TestInstallLayouts(t *testing.T) {
 			}
 			assert.Equal(t, tc.want, names)
 			lock := requireLockMatchesDisk(t, root)
-			assert.Len(t, lock.Skills, len(tc.want))
+			assert.Equal(t, len(tc.want), lock.Len())
 			assert.Empty(t, stagingLeft(t, root))
 		})
 	}
@@ -85,7 +85,8 @@ func TestInstallRecordsLockEntry(t *testing.T) {
 	assert.Equal(t, 3, e.FileInventory.TotalFiles)
 	assert.True(t, e.FileInventory.HasScripts)
 	lock := requireLockMatchesDisk(t, root)
-	assert.Equal(t, e.LockEntry, lock.Skills["demo"])
+	got, _ := lock.Get("demo")
+	assert.Equal(t, e.LockEntry, got)
 
 	if runtime.GOOS != "windows" {
 		fi, err := os.Stat(filepath.Join(root, "demo/scripts/run.sh"))
@@ -232,7 +233,7 @@ func TestConcurrentInstallsBothRecorded(t *testing.T) {
 		require.NoError(t, err)
 	}
 	lock := requireLockMatchesDisk(t, root)
-	assert.Len(t, lock.Skills, n)
+	assert.Equal(t, n, lock.Len())
 	assert.Empty(t, stagingLeft(t, root))
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
@@ -44,28 +45,85 @@ type LockEntry struct {
 	// Version is the install time, YYYYMMDD-HHmmss UTC.
 	Version string `json:"version"`
 	// DeclaredVersion is the skill's own version field, if any.
-	DeclaredVersion string              `json:"declaredVersion"`
-	Source          SourceRef           `json:"source"`
-	InstalledAt     string              `json:"installedAt"`
-	SkillMdSha256   string              `json:"skillMdSha256"`
-	TreeSha256      string              `json:"treeSha256"`
-	FileInventory   skill.FileInventory `json:"fileInventory"`
+	DeclaredVersion string    `json:"declaredVersion"`
+	Source          SourceRef `json:"source"`
+	InstalledAt     string    `json:"installedAt"`
+	SkillMdSha256   string    `json:"skillMdSha256"`
+	TreeSha256      string    `json:"treeSha256"`
 }
 
-// Lock is the lock file of one target root.
+// Lock is the lock file of one target root. It is read once and written
+// once per operation; entries an operation does not touch are kept as the
+// bytes they were read as, so that a root of many skills costs little more
+// than an empty one (SPEC §10).
 type Lock struct {
-	LockfileVersion int                  `json:"lockfileVersion"`
-	Skills          map[string]LockEntry `json:"skills"`
+	LockfileVersion int
+	slots           map[string]*lockSlot
+}
+
+// lockSlot is one entry: its bytes as read (raw, without the opening
+// "{\n", which every entry has), or the entry (e) once decoded or set.
+type lockSlot struct {
+	raw []byte
+	e   *LockEntry
+}
+
+func newLock() *Lock { return &Lock{LockfileVersion: lockFileFormat, slots: map[string]*lockSlot{}} }
+
+// Len is the number of entries.
+func (l *Lock) Len() int { return len(l.slots) }
+
+// Has reports whether the lock has an entry for name.
+func (l *Lock) Has(name string) bool { _, ok := l.slots[name]; return ok }
+
+// Get returns the entry of name. An entry whose bytes cannot be decoded
+// reads as absent.
+func (l *Lock) Get(name string) (LockEntry, bool) {
+	s, ok := l.slots[name]
+	if !ok {
+		return LockEntry{}, false
+	}
+	if s.e == nil {
+		var e LockEntry
+		if err := json.Unmarshal(append([]byte("{\n"), s.raw...), &e); err != nil {
+			return LockEntry{}, false
+		}
+		s.e = &e
+	}
+	return *s.e, true
+}
+
+// Set records the entry of name.
+func (l *Lock) Set(name string, e LockEntry) { l.slots[name] = &lockSlot{e: &e} }
+
+// Delete removes the entry of name.
+func (l *Lock) Delete(name string) { delete(l.slots, name) }
+
+// Entries decodes every entry (for tests and tools that want them all).
+func (l *Lock) Entries() map[string]LockEntry {
+	out := make(map[string]LockEntry, len(l.slots))
+	for n := range l.slots {
+		if e, ok := l.Get(n); ok {
+			out[n] = e
+		}
+	}
+	return out
 }
 
 // Names is the names of the installed skills, sorted.
 func (l *Lock) Names() []string {
-	names := make([]string, 0, len(l.Skills))
-	for n := range l.Skills {
+	names := make([]string, 0, len(l.slots))
+	for n := range l.slots {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
+}
+
+// lockFile is the JSON shape of a lock file.
+type lockFile struct {
+	LockfileVersion int                        `json:"lockfileVersion"`
+	Skills          map[string]json.RawMessage `json:"skills"`
 }
 
 // ReadLock reads root's lock file; a missing file is an empty lock.
@@ -73,33 +131,173 @@ func ReadLock(root string) (*Lock, error) {
 	p := filepath.Join(root, LockFileName)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Lock{LockfileVersion: lockFileFormat, Skills: map[string]LockEntry{}}, nil
+		return newLock(), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var l Lock
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("%s: not a valid lock file (%v); fix it or move it away, then run the command again", p, err)
+	l, ok := splitLock(data)
+	if !ok {
+		var f lockFile
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if err := dec.Decode(&f); err != nil {
+			return nil, fmt.Errorf("%s: not a valid lock file (%v); fix it or move it away, then run the command again", p, err)
+		}
+		l = newLock()
+		l.LockfileVersion = f.LockfileVersion
+		for n, raw := range f.Skills {
+			var e LockEntry
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return nil, fmt.Errorf("%s: the entry of %s is not valid (%v); fix it or move the file away, then run the command again", p, n, err)
+			}
+			l.slots[n] = &lockSlot{e: &e}
+		}
 	}
 	if l.LockfileVersion > lockFileFormat {
 		return nil, fmt.Errorf("%s: lock file format %d is newer than this skillctl understands (%d); upgrade skillctl", p, l.LockfileVersion, lockFileFormat)
 	}
 	l.LockfileVersion = lockFileFormat
-	if l.Skills == nil {
-		l.Skills = map[string]LockEntry{}
+	return l, nil
+}
+
+// Lock files are written in one layout (encodeLock); splitLock reads that
+// layout without decoding the entries. Anything else (a file edited by
+// hand) is decoded in full.
+const (
+	lockHead    = "{\n  \"lockfileVersion\": "
+	skillsHead  = ",\n  \"skills\": {\n"
+	skillsEmpty = ",\n  \"skills\": {}\n}\n"
+	lockTail    = "  }\n}\n"
+	entryIndent = "    "
+	entryEnd    = "\n" + entryIndent + "}"
+)
+
+func splitLock(data []byte) (*Lock, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(lockHead))
+	if !ok {
+		return nil, false
 	}
-	return &l, nil
+	i := bytes.IndexByte(rest, ',')
+	if i < 0 {
+		return nil, false
+	}
+	version, err := strconv.Atoi(string(rest[:i]))
+	if err != nil {
+		return nil, false
+	}
+	l := newLock()
+	l.LockfileVersion = version
+	if bytes.Equal(rest[i:], []byte(skillsEmpty)) {
+		return l, true
+	}
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(skillsHead))
+	if !ok {
+		return nil, false
+	}
+	for {
+		// `    "name": {` … `    }` then `,` or the end
+		line, after, ok := bytes.Cut(rest, []byte("\n"))
+		if !ok || !bytes.HasPrefix(line, []byte(entryIndent+`"`)) || !bytes.HasSuffix(line, []byte(`": {`)) {
+			return nil, false
+		}
+		key := line[len(entryIndent) : len(line)-3]
+		var name string
+		if bytes.IndexByte(key, '\\') < 0 && bytes.IndexByte(key[1:len(key)-1], '"') < 0 {
+			name = string(key[1 : len(key)-1])
+		} else if json.Unmarshal(key, &name) != nil {
+			return nil, false
+		}
+		end := bytes.Index(after, []byte(entryEnd))
+		if end < 0 {
+			return nil, false
+		}
+		body := after[:end+len(entryEnd)]
+		rest = after[len(body):]
+		if _, dup := l.slots[name]; dup {
+			return nil, false
+		}
+		l.slots[name] = &lockSlot{raw: body}
+		switch {
+		case bytes.HasPrefix(rest, []byte(",\n")):
+			rest = rest[2:]
+		case bytes.Equal(rest, []byte("\n"+lockTail)):
+			return l, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// encodeLock writes the lock in its one layout, the one
+// json.MarshalIndent(lock, "", "  ") gives: entries sorted by name,
+// untouched ones as their bytes were read.
+func encodeLock(l *Lock) ([]byte, error) {
+	names := l.Names()
+	size := 64
+	for _, n := range names {
+		size += len(n) + len(l.slots[n].raw) + 16
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.WriteString(lockHead)
+	b.WriteString(strconv.Itoa(l.LockfileVersion))
+	if len(names) == 0 {
+		b.WriteString(skillsEmpty)
+		return b.Bytes(), nil
+	}
+	b.WriteString(skillsHead)
+	for i, n := range names {
+		s := l.slots[n]
+		b.WriteString(entryIndent)
+		if plainKey(n) {
+			b.WriteByte('"')
+			b.WriteString(n)
+			b.WriteByte('"')
+		} else {
+			key, err := json.Marshal(n)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(key)
+		}
+		b.WriteString(": ")
+		if s.raw != nil {
+			b.WriteString("{\n")
+			b.Write(s.raw)
+		} else {
+			raw, err := json.MarshalIndent(s.e, entryIndent, "  ")
+			if err != nil {
+				return nil, err
+			}
+			b.Write(raw)
+		}
+		if i < len(names)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(lockTail)
+	return b.Bytes(), nil
+}
+
+// plainKey reports whether name is its own JSON string (as encoding/json
+// writes it: no quotes, backslashes, controls, non-ASCII or <>&).
+func plainKey(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // writeLock replaces root's lock file atomically (temp file, fsync, rename).
 func writeLock(root string, l *Lock) error {
-	data, err := json.MarshalIndent(l, "", "  ")
+	data, err := encodeLock(l)
 	if err != nil {
 		return err
 	}
-	return writeLockFile(filepath.Join(root, LockFileName), append(data, '\n'), 0o644)
+	return writeLockFile(filepath.Join(root, LockFileName), data, 0o644)
 }
 
 // writeLockFile writes the lock file; tests make it fail as a full disk would.
@@ -161,7 +359,7 @@ func (l *rootLock) release() {
 // Provenance is where the skill in root/<folder> came from, from the
 // root's lock (nil when skillctl did not install it).
 func (l *Lock) Provenance(folder string) *skill.Provenance {
-	e, ok := l.Skills[folder]
+	e, ok := l.Get(folder)
 	if !ok {
 		return nil
 	}

@@ -85,7 +85,7 @@ func (in *Installer) Preview(ctx context.Context) (*Preview, error) {
 				}
 			}
 		}
-		v.Files, v.Size = c.entry.FileInventory.TotalFiles, c.entry.FileInventory.TotalSizeBytes
+		v.Files, v.Size = c.inventory.TotalFiles, c.inventory.TotalSizeBytes
 		p.Skills = append(p.Skills, v)
 	}
 	sort.SliceStable(p.Skills, func(i, j int) bool { return p.Skills[i].Name < p.Skills[j].Name })

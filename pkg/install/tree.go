@@ -129,9 +129,6 @@ func describeChanges(cur *manifest, e LockEntry, staged string) string {
 				changed = append(changed, p)
 			}
 		}
-		if n := len(cur.mtime); n < e.FileInventory.TotalFiles {
-			removed = append(removed, fmt.Sprintf("%d file(s)", e.FileInventory.TotalFiles-n))
-		}
 	}
 	var parts []string
 	list := func(what string, paths []string) {

@@ -96,14 +96,14 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		p := &plan{root: root, lock: lock}
 		for _, name := range u.Names {
 			folder := name
-			_, managed := lock.Skills[folder]
+			managed := lock.Has(folder)
 			dest := filepath.Join(root, folder)
 			_, statErr := os.Lstat(dest)
 			if statErr != nil && !managed {
 				// A skill's name, where its folder is the name's slug.
 				if slug := skill.Slug(name); slug != "" && slug != name {
 					folder, dest = slug, filepath.Join(root, slug)
-					_, managed = lock.Skills[folder]
+					managed = lock.Has(folder)
 					_, statErr = os.Lstat(dest)
 				}
 			}

@@ -40,8 +40,8 @@ func TestUninstall(t *testing.T) {
 	assert.Equal(t, install.StatusUninstalled, out[0].Status)
 	assert.NoDirExists(t, filepath.Join(root, "a"))
 	lock := requireLockMatchesDisk(t, root)
-	assert.NotContains(t, lock.Skills, "a")
-	assert.Contains(t, lock.Skills, "b")
+	assert.False(t, lock.Has("a"))
+	assert.True(t, lock.Has("b"))
 	assert.Empty(t, stagingLeft(t, root))
 
 	_, err = uninstall(install.UninstallOptions{Names: []string{"a"}})
@@ -58,7 +58,7 @@ func TestUninstall(t *testing.T) {
 	assert.Len(t, out, 2)
 	assert.NoDirExists(t, filepath.Join(root, "hand-made"))
 	lock = requireLockMatchesDisk(t, root)
-	assert.Empty(t, lock.Skills)
+	assert.Zero(t, lock.Len())
 }
 
 // A packed skill installs back to the same files.
