@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -233,4 +234,19 @@ func TestConfigPathsAndAgents(t *testing.T) {
 	assert.NotContains(t, out, "alpha", "config agents: [agents] leaves .claude folders out")
 	_, out, _ = e.run(t, false, "list", "--agent", "claude")
 	assert.Contains(t, out, "alpha", "--agent overrides config agents")
+}
+
+// A long listing is written one item at a time, byte for byte as the
+// whole slice would be.
+func TestWriteJSONArrayMatchesWriteJSON(t *testing.T) {
+	for _, items := range [][]map[string]any{nil, {{"a": "<b>", "n": 1}}, {{"a": "x"}, {"b": []int{1, 2}}, {}}} {
+		var want, got bytes.Buffer
+		list := items
+		if list == nil {
+			list = []map[string]any{}
+		}
+		require.NoError(t, writeJSON(&want, list))
+		require.NoError(t, writeJSONArray(&got, len(items), func(i int) map[string]any { return items[i] }))
+		assert.Equal(t, want.String(), got.String())
+	}
 }

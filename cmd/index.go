@@ -141,7 +141,12 @@ func (f *Factory) gatherIndexItems(ctx context.Context, paths []string, needBody
 	for _, p := range got.Problems {
 		warnSkipped(f.IO.ErrOut, p.Path, p.Reason)
 	}
-	for _, d := range got.Duplicates {
+	const shown = 10
+	for i, d := range got.Duplicates {
+		if i == shown {
+			f.Warnf("and %d more skills found twice; 'skillctl list --all --path PATH' lists them all", len(got.Duplicates)-shown)
+			break
+		}
 		f.Warnf("skill %s is in both %s and %s; indexing the one in %s", d.Name, d.Lost, d.Kept, d.Kept)
 	}
 	return got.Items, cfg.IsDisabled, nil

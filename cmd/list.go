@@ -113,13 +113,13 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		from = install.Provenances(dirs)
 	}
 	if opts.JSON {
-		sums := make([]skill.Summary, len(entries))
-		for i, e := range entries {
-			sums[i] = e.Summary()
-			sums[i].Installed = from[e.Dir]
-		}
 		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-		if err := writeJSON(w, sums); err != nil {
+		err := writeJSONArray(w, len(entries), func(i int) skill.Summary {
+			s := entries[i].Summary()
+			s.Installed = from[entries[i].Dir]
+			return s
+		})
+		if err != nil {
 			return err
 		}
 		return w.Flush()
@@ -139,10 +139,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	if opts.All {
 		header = append(header, "STATUS")
 	}
-	t := &render.Table{Header: header, Width: width, Truncate: map[int]bool{3: true}, Rows: make([][]string, 0, len(entries))}
-	cells := make([]string, 0, len(entries)*len(header))
-	for _, e := range entries {
-		start := len(cells)
+	row := func(e *catalog.Entry, cells []string) []string {
 		mode, desc := "-", ""
 		if e.Skill != nil {
 			mode, desc = e.Skill.EffectiveMode(), e.Skill.Description
@@ -179,9 +176,29 @@ func listRun(ctx context.Context, opts *listOptions) error {
 			}
 			cells = append(cells, status)
 		}
-		t.Rows = append(t.Rows, cells[start:len(cells):len(cells)])
+		return cells
 	}
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	if !tty {
+		// A pipe gets one row at a time: nothing to align, nothing to hold.
+		var cells []string
+		var buf []byte
+		for _, e := range entries {
+			cells = row(e, cells[:0])
+			buf = render.AppendRow(buf[:0], cells...)
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+		return w.Flush()
+	}
+	t := &render.Table{Header: header, Width: width, Truncate: map[int]bool{3: true}, Rows: make([][]string, 0, len(entries))}
+	cells := make([]string, 0, len(entries)*len(header))
+	for _, e := range entries {
+		start := len(cells)
+		cells = row(e, cells)
+		t.Rows = append(t.Rows, cells[start:len(cells):len(cells)])
+	}
 	if err := t.Print(w, tty, render.ForStdout(opts.IO)); err != nil {
 		return err
 	}

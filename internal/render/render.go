@@ -3,7 +3,6 @@
 package render
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -74,12 +73,10 @@ type Table struct {
 // Print writes the table to w.
 func (t *Table) Print(w io.Writer, tty bool, st *Styles) error {
 	if !tty {
+		var buf []byte
 		for _, row := range t.Rows {
-			cells := make([]string, len(row))
-			for i, c := range row {
-				cells[i] = Flatten(c)
-			}
-			if _, err := fmt.Fprintln(w, strings.Join(cells, "\t")); err != nil {
+			buf = AppendRow(buf[:0], row...)
+			if _, err := w.Write(buf); err != nil {
 				return err
 			}
 		}
@@ -176,6 +173,19 @@ func Truncate(s string, w int) string {
 		cur += rw
 	}
 	return b.String() + "…"
+}
+
+// AppendRow appends one row as a pipe gets it: the cells flattened
+// (Flatten), separated by tabs, then a newline. Long listings write their
+// rows one at a time with it.
+func AppendRow(buf []byte, cells ...string) []byte {
+	for i, c := range cells {
+		if i > 0 {
+			buf = append(buf, '\t')
+		}
+		buf = append(buf, Flatten(c)...)
+	}
+	return append(buf, '\n')
 }
 
 // Flatten puts a value on one line, safe for a terminal: tabs and line

@@ -319,21 +319,36 @@ var gcTuned atomic.Bool
 // garbage collector run less often from then on (the process is about to
 // work on what it loaded), unless GOGC is set.
 func Discover(ctx context.Context, o Options) (*Catalog, error) {
-	getenv := o.Getenv
+	tuneGC(o.Getenv)
+	return discoverRoots(ctx, Roots(o), load{dropBody: o.DropBody, modes: o.Modes, defaultMode: o.DefaultMode})
+}
+
+// tuneGC makes the collector run less often from the first load of a
+// catalog on, under a soft memory limit, unless GOGC (or GOMEMLIMIT) is
+// set in the environment.
+func tuneGC(getenv func(string) string) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	if getenv("GOGC") == "" && gcTuned.CompareAndSwap(false, true) {
 		debug.SetGCPercent(gcPercent)
+		if getenv("GOMEMLIMIT") == "" {
+			// A soft cap: the collector runs more often as the heap nears
+			// it, so that a catalog of 100,000 skills stays well in memory.
+			debug.SetMemoryLimit(memoryLimit)
+		}
 	}
-	return discoverRoots(ctx, Roots(o), load{dropBody: o.DropBody, modes: o.Modes, defaultMode: o.DefaultMode})
 }
+
+// memoryLimit is the soft memory limit set with gcPercent.
+const memoryLimit = 128 << 20
 
 // DiscoverRoots loads the skills under the given roots (lowest precedence
 // first), applies shadowing and reports what could not be loaded. A folder
 // reached twice (through links, or as two roots) is loaded once, for the
 // first root that reaches it.
 func DiscoverRoots(ctx context.Context, roots []Root, dropBody bool) (*Catalog, error) {
+	tuneGC(nil)
 	return discoverRoots(ctx, roots, load{dropBody: dropBody})
 }
 

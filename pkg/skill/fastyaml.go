@@ -762,6 +762,19 @@ func isTimestamp(s string) bool {
 // one-line scalar (no C0/C1 controls, no line or paragraph separators, no
 // byte order mark, no non-characters).
 func printableText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return printableRunes(s[i:])
+		}
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func printableRunes(s string) bool {
 	for _, r := range s {
 		switch {
 		case r == '\t' || (r >= 0x20 && r < 0x7f):

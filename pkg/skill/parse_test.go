@@ -232,7 +232,7 @@ func FuzzFastFrontmatter(f *testing.F) {
 			t.Fatalf("full load error %v, light load error %v for %q", errFull, errLight, src)
 		}
 		if errFull == nil {
-			full.Frontmatter, full.Doc, full.Body, full.Summary = nil, nil, "", ""
+			full.Frontmatter, full.Doc, full.Body, full.Summary, full.Metadata = nil, nil, "", "", nil
 			light.Doc = nil
 			if !reflect.DeepEqual(full, light) {
 				t.Fatalf("light load differs for %q:\nfull  %+v\nlight %+v", src, full, light)
@@ -307,7 +307,7 @@ func TestListingLoadKeepsNothingOfTheBuffer(t *testing.T) {
 		for i := range buf {
 			buf[i] = '#'
 		}
-		full.Frontmatter, full.Doc, full.Body, full.Summary = nil, nil, "", ""
+		full.Frontmatter, full.Doc, full.Body, full.Summary, full.Metadata = nil, nil, "", "", nil
 		assert.Equal(t, full, light)
 	}
 }

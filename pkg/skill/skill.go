@@ -146,8 +146,8 @@ type LoadOptions struct {
 	Source string
 	// Plugin names the plugin of a plugin skill.
 	Plugin string
-	// DropBody keeps only the typed fields (no Body, Summary, Doc or
-	// Frontmatter map), for listings of many skills.
+	// DropBody keeps only the typed fields (no Body, Summary, Doc,
+	// Frontmatter or Metadata map), for listings of many skills.
 	DropBody bool
 	// FileSize is the size of SKILL.md when data holds only its
 	// frontmatter (0: len(data)).
@@ -383,13 +383,7 @@ func (s *Skill) detach() {
 	s.Name, s.Description, s.License, s.Compatibility = c(s.Name), c(s.Description), c(s.License), c(s.Compatibility)
 	s.ID = c(s.ID)
 	list(s.AllowedTools)
-	if s.Metadata != nil {
-		m := make(map[string]string, len(s.Metadata))
-		for k, v := range s.Metadata {
-			m[c(k)] = c(v)
-		}
-		s.Metadata = m
-	}
+	s.Metadata = nil // read for the execution fields; a listing keeps no more of it
 	e := &s.Exec
 	e.Mode, e.Entrypoint, e.Timeout, e.Confirm = c(e.Mode), c(e.Entrypoint), c(e.Timeout), c(e.Confirm)
 	e.Author, e.Version, e.Category = c(e.Author), c(e.Version), c(e.Category)
@@ -444,22 +438,30 @@ func (s *Skill) fill(doc *Document, frontmatter bool) {
 	s.License = text("license")
 	s.Compatibility = text("compatibility")
 	s.AllowedTools, _ = doc.fieldList("allowed-tools", false)
-	s.Metadata = doc.metadataStrings()
+	if frontmatter || doc.Root != nil {
+		s.Metadata = doc.metadataStrings()
+	}
 	s.DisableModelInvocation = boolText(text("disable-model-invocation"))
 
 	// Execution fields: top level first, then metadata strings.
+	meta := func(key string) (string, bool) {
+		if s.Metadata != nil || doc.Root != nil {
+			v, ok := s.Metadata[key]
+			return v, ok
+		}
+		return doc.metadataValue(key) // a listing builds no map
+	}
 	get := func(key string) (string, bool) {
 		if t, ok := doc.fieldText(key); ok {
 			return t, true
 		}
-		v, ok := s.Metadata[key]
-		return v, ok
+		return meta(key)
 	}
 	list := func(key string) []string {
 		if l, ok := doc.fieldList(key, true); ok {
 			return l
 		}
-		if v, ok := s.Metadata[key]; ok {
+		if v, ok := meta(key); ok {
 			return splitList(v)
 		}
 		return nil
@@ -546,6 +548,25 @@ func (d *Document) fieldList(key string, split bool) ([]string, bool) {
 		return nil, false
 	}
 	return stringList(n, split), true
+}
+
+// metadataValue is metadata.key's scalar value, read from the fast
+// reader's fields (Root nil).
+func (d *Document) metadataValue(key string) (v string, ok bool) {
+	topFields(d.fields, func(f *fastField, children []fastField) bool {
+		if f.key != "metadata" {
+			return true
+		}
+		if f.kind == yaml.MappingNode {
+			eachChild(children, func(c *fastField) {
+				if c.kind == yaml.ScalarNode && c.key == key {
+					v, ok = c.value, true // the last one, as a map would keep
+				}
+			})
+		}
+		return false
+	})
+	return v, ok
 }
 
 // metadataStrings is the metadata mapping's scalar values (nil when there

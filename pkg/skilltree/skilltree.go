@@ -240,7 +240,11 @@ func (w *walker) top(p *pool, ents []fs.DirEntry) {
 func (w *walker) run(p *pool, j job, buf *[]byte) {
 	f := &Found{Dir: filepath.Join(j.parent.Dir, j.name), Rel: relJoin(j.parent.Rel, j.name), Real: j.real}
 	if f.Real == "" {
-		f.Real = filepath.Join(j.parent.Real, j.name)
+		if j.parent.Real == j.parent.Dir {
+			f.Real = f.Dir // no link on the way: one string for both
+		} else {
+			f.Real = filepath.Join(j.parent.Real, j.name)
+		}
 	}
 	w.folder(p, f, buf, j.rules)
 }
