@@ -684,13 +684,16 @@ func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) err
 	if len(c.problems) > 0 {
 		return nil
 	}
-	files, err := skill.Files(c.dir)
-	if err != nil {
-		return err
-	}
-	tree, err := TreeSHA256(ctx, c.dir)
-	if err != nil {
-		return err
+	tree, inv, ok := c.st.treeOf(c.rel)
+	if !ok {
+		files, err := skill.Files(c.dir)
+		if err != nil {
+			return err
+		}
+		if tree, err = TreeSHA256(ctx, c.dir); err != nil {
+			return err
+		}
+		inv = skill.Inventory(files)
 	}
 	mdSum, err := fileSHA256(ctx, c.sk.File, make([]byte, 32<<10))
 	if err != nil {
@@ -704,7 +707,7 @@ func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) err
 		SkillMdSha256:   mdSum,
 		TreeSha256:      tree,
 	}
-	c.inventory = skill.Inventory(files)
+	c.inventory = inv
 	return nil
 }
 

@@ -2,8 +2,11 @@ package install
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -19,9 +22,13 @@ import (
 // staged is what unpacking one source left in its staging tree.
 type staged struct {
 	dir string // the tree's folder
-	// files and dirs hold slash paths of what was written.
+	// files and dirs hold slash paths of what was written; sums the
+	// sha256 (hex) of each file as it was written, and modes its mode.
 	files map[string]bool
 	dirs  map[string]bool
+	sums  map[string]string
+	modes map[string]fs.FileMode
+	sizes map[string]int64
 	// symlinks and hardlinks map an entry's path to its raw name and target.
 	symlinks  map[string]linkInfo
 	hardlinks map[string]linkInfo
@@ -49,7 +56,8 @@ type linkInfo struct {
 }
 
 func newStaged(dir string) *staged {
-	return &staged{dir: dir, files: map[string]bool{}, dirs: map[string]bool{}, symlinks: map[string]linkInfo{}, hardlinks: map[string]linkInfo{}}
+	return &staged{dir: dir, files: map[string]bool{}, dirs: map[string]bool{}, sums: map[string]string{}, modes: map[string]fs.FileMode{}, sizes: map[string]int64{},
+		symlinks: map[string]linkInfo{}, hardlinks: map[string]linkInfo{}}
 }
 
 // stageWriter writes checked entries into a tree through os.Root, so that
@@ -59,6 +67,8 @@ type stageWriter struct {
 	root     *os.Root
 	st       *staged
 	buf      []byte
+	hash     hash.Hash
+	sum      [sha256.Size]byte
 	progress func(files int, bytes int64)
 }
 
@@ -97,8 +107,11 @@ func (w *stageWriter) file(name string, mode fs.FileMode, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.CopyBuffer(onlyWriter{f}, ctxio.Reader(w.ctx, r), w.buf)
-	if err == nil {
+	// The content is hashed as it is written: the tree's digest needs no
+	// second read (treeOf).
+	w.hash.Reset()
+	n, err := io.CopyBuffer(onlyWriter{io.MultiWriter(f, w.hash)}, ctxio.Reader(w.ctx, r), w.buf)
+	if err == nil && umaskChanges(mode) {
 		err = f.Chmod(mode)
 	}
 	if cerr := f.Close(); err == nil {
@@ -108,6 +121,9 @@ func (w *stageWriter) file(name string, mode fs.FileMode, r io.Reader) error {
 		return err
 	}
 	w.st.files[name] = true
+	w.st.sums[name] = hex.EncodeToString(w.hash.Sum(w.sum[:0]))
+	w.st.modes[name] = mode
+	w.st.sizes[name] = n
 	w.st.entries++
 	w.st.bytes += n
 	if w.progress != nil {
@@ -157,7 +173,7 @@ func stageArchive(ctx context.Context, file, dir string, opts archive.Options, p
 		return nil, err
 	}
 	defer root.Close()
-	w := &stageWriter{ctx: ctx, root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
+	w := &stageWriter{ctx: ctx, root: root, st: st, buf: make([]byte, 256<<10), hash: sha256.New(), progress: progress}
 	opts.RefuseSetuid = true
 	_, err = archive.WalkFile(ctx, file, opts, func(e *archive.Entry) error {
 		var err error
@@ -198,7 +214,7 @@ func stageFolder(ctx context.Context, src, dir string, limits archive.Limits, pr
 		return nil, err
 	}
 	defer root.Close()
-	w := &stageWriter{ctx: ctx, root: root, st: st, buf: make([]byte, 256<<10), progress: progress}
+	w := &stageWriter{ctx: ctx, root: root, st: st, buf: make([]byte, 256<<10), hash: sha256.New(), progress: progress}
 	lim := limits.WithDefaults()
 	entries := 0
 	var total int64
@@ -274,4 +290,43 @@ func stageFolder(ctx context.Context, src, dir string, limits archive.Limits, pr
 		return w.file(name, mode, r)
 	})
 	return st, err
+}
+
+// treeOf is what TreeSHA256 and skill.Files would find in the staged
+// skill folder rel ("" for the whole tree), from what staging recorded
+// while it wrote: its digest and inventory without reading a file again.
+// ok is false when the folder holds a symbolic link (then the folder is
+// read as it is on disk).
+func (st *staged) treeOf(rel string) (sum string, inv skill.FileInventory, ok bool) {
+	prefix := ""
+	if rel != "" {
+		prefix = rel + "/"
+	}
+	for name := range st.symlinks {
+		if strings.HasPrefix(name, prefix) {
+			return "", inv, false
+		}
+	}
+	m := &manifest{lines: map[string]string{}}
+	var files []skill.File
+	for name := range st.dirs {
+		if strings.HasPrefix(name, prefix) {
+			r := name[len(prefix):]
+			m.lines[r] = "d " + r + "/\n"
+		}
+	}
+	for name := range st.files {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		r := name[len(prefix):]
+		mode := st.modes[name]
+		text := "0644"
+		if mode&0o111 != 0 {
+			text = "0755"
+		}
+		m.lines[r] = "f " + text + " " + st.sums[name] + " " + r + "\n"
+		files = append(files, skill.File{Path: r, Size: st.sizes[name], Type: skill.FileType(r, mode), Mode: mode})
+	}
+	return m.sum(), skill.Inventory(files), true
 }
