@@ -189,8 +189,8 @@ type walker struct {
 	// rootfd is the root folder, open, so that files below it are opened
 	// by short relative paths (-1: by full paths).
 	rootfd int
-	visit    func(*Found)
-	ignore   *ignoreRules // .gitignore rules above the walked folder
+	visit  func(*Found)
+	ignore *ignoreRules // .gitignore rules above the walked folder
 }
 
 // top looks at the walked folder's entries. In an agent's folder links
