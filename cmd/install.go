@@ -312,6 +312,22 @@ func installRun(ctx context.Context, opts *installOptions) error {
 		if err := summariseFindings(errOut, opts.IO, all, opts.Sources); err != nil {
 			return err
 		}
+		var renamed []string
+		seen := map[string]bool{}
+		for _, s := range res.Skills {
+			if s.Folder != s.Name && !seen[s.Folder] {
+				seen[s.Folder] = true
+				renamed = append(renamed, safetext.Line(s.Name)+" → "+s.Folder)
+			}
+		}
+		if len(renamed) > 0 {
+			more := ""
+			if len(renamed) > 5 {
+				more = fmt.Sprintf(", and %d more", len(renamed)-5)
+				renamed = renamed[:5]
+			}
+			fmt.Fprintf(errOut, "warning: %d skill(s) go into a folder named after their name as a slug: %s%s\n", len(seen), strings.Join(renamed, ", "), more)
+		}
 		for _, r := range res.Refused {
 			fmt.Fprintf(errOut, "warning: skipped %s in %s: %s\n", safetext.Line(r.Skill), safetext.Line(r.Source), safetext.Line(strings.Join(r.Reasons, "; ")))
 		}

@@ -208,7 +208,7 @@ as read by Claude Code, Codex, OpenCode and other agents.
 
 Authors scaffold, lint, inspect and package skills; CI lints them; operators
 install skill archives and build catalogs for agents; scripts find skills
-and run them, in a sandbox by default.
+and run them: their scripts in a sandbox, their instructions rendered.
 
 Skills are found in the user, project, env, path and plugin folders of the
 agents in use (see 'skillctl help environment' and docs/discovery.md); every
