@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -386,7 +387,7 @@ func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error
 			found = append(found, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir,
 				Err: &skill.LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + skill.OSReason(errors.Unwrap(err))}})
 		}
-		sort.Slice(found, func(a, b int) bool { return found[a].rel < found[b].rel })
+		slices.SortFunc(found, func(a, b *Entry) int { return strings.Compare(a.rel, b.rel) })
 		if reals == nil && len(all) > 0 && len(found) > 0 {
 			reals = make(map[string]bool, len(all)+len(found))
 			for _, e := range all {
@@ -424,12 +425,12 @@ func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error
 			}
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i].DisplayName(), all[j].DisplayName()
-		if a != b {
-			return a < b
+	// order is unique: an unstable sort gives the same result.
+	slices.SortFunc(all, func(x, y *Entry) int {
+		if c := strings.Compare(x.DisplayName(), y.DisplayName()); c != 0 {
+			return c
 		}
-		return all[i].order < all[j].order
+		return x.order - y.order
 	})
 	cat.Entries = all
 	return cat, nil

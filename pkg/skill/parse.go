@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -90,6 +91,9 @@ type Document struct {
 	// then nil); only listings of many skills load skills that way.
 	fields     []fastField
 	fieldsPool *[]fastField
+	// known indexes fields by knownKeys (index+1; 0: absent), once indexed.
+	known   [len(knownKeys)]int32
+	indexed bool
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -116,7 +120,12 @@ func parse(data []byte, file string, keepBody bool) (*Document, error) {
 		return nil, &ParseError{Rule: "not-utf8", File: file, Line: lineOf(data, off),
 			Msg: "SKILL.md is not valid UTF-8", Hint: "save the file as UTF-8"}
 	}
-	doc := &Document{}
+	var doc *Document
+	if keepBody {
+		doc = &Document{}
+	} else {
+		doc = docPool.Get().(*Document) // a listing gives it back (FromBytes)
+	}
 	if bytes.HasPrefix(data, utf8BOM) {
 		doc.HasBOM = true
 		data = data[len(utf8BOM):]
@@ -200,6 +209,9 @@ func parse(data []byte, file string, keepBody bool) (*Document, error) {
 	}
 	return doc, nil
 }
+
+// docPool recycles the documents of listings, which keep none.
+var docPool = sync.Pool{New: func() any { return new(Document) }}
 
 // SummaryLength is the length of a skill's summary in characters.
 const SummaryLength = 200

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -367,6 +368,8 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 	if opts.DropBody {
 		s.Doc = nil
 		s.detach()
+		*doc = Document{}
+		docPool.Put(doc)
 	}
 	return s, nil
 }
@@ -374,25 +377,34 @@ func FromBytes(data []byte, dir, file string, opts LoadOptions) (*Skill, error) 
 // detach copies every string a skill loaded for a listing keeps out of
 // the frontmatter, which was read in place from a buffer that is reused.
 func (s *Skill) detach() {
-	c := strings.Clone
-	list := func(l []string) {
+	e := &s.Exec
+	var ptrs [16]*string
+	keep := append(ptrs[:0], &s.Name, &s.Description, &s.License, &s.Compatibility,
+		&e.Mode, &e.Entrypoint, &e.Timeout, &e.Confirm, &e.Author, &e.Version, &e.Category)
+	for _, l := range [][]string{s.AllowedTools, e.Permissions, e.Tags} {
 		for i := range l {
-			l[i] = c(l[i])
+			keep = append(keep, &l[i])
 		}
 	}
-	s.Name, s.Description, s.License, s.Compatibility = c(s.Name), c(s.Description), c(s.License), c(s.Compatibility)
-	s.ID = c(s.ID)
-	list(s.AllowedTools)
-	s.Metadata = nil // read for the execution fields; a listing keeps no more of it
-	e := &s.Exec
-	e.Mode, e.Entrypoint, e.Timeout, e.Confirm = c(e.Mode), c(e.Entrypoint), c(e.Timeout), c(e.Confirm)
-	e.Author, e.Version, e.Category = c(e.Author), c(e.Version), c(e.Category)
-	list(e.Permissions)
-	list(e.Tags)
 	for i := range s.Diagnostics {
 		d := &s.Diagnostics[i]
-		d.Rule, d.Severity, d.Message, d.Hint = c(d.Rule), c(d.Severity), c(d.Message), c(d.Hint)
+		keep = append(keep, &d.Rule, &d.Severity, &d.Message, &d.Hint)
 	}
+	// One allocation holds them all.
+	n := 0
+	for _, p := range keep {
+		n += len(*p)
+	}
+	arena := make([]byte, 0, n)
+	for _, p := range keep {
+		if len(*p) == 0 {
+			continue
+		}
+		start := len(arena)
+		arena = append(arena, *p...)
+		*p = unsafe.String(&arena[start], len(*p))
+	}
+	s.Metadata = nil // read for the execution fields; a listing keeps no more of it
 }
 
 // Field returns the value node of a top-level frontmatter key, or nil.
@@ -490,22 +502,62 @@ func (s *Skill) fill(doc *Document, frontmatter bool) {
 	e.Category, _ = get("category")
 }
 
+// knownKeys are the top-level fields a skill reads; the fast reader's
+// fields are indexed by them once (topField) rather than searched for each.
+var knownKeys = [...]string{"name", "description", "license", "compatibility", "allowed-tools",
+	"disable-model-invocation", "mode", "entrypoint", "timeout", "permissions", "dangerous", "confirm",
+	"author", "version", "tags", "category", "metadata"}
+
+func knownSlot(key string) int {
+	for i, k := range knownKeys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// topField finds a top-level field of the fast reader's fields, and its
+// descendants.
+func (d *Document) topField(key string) (*fastField, []fastField, bool) {
+	slot := knownSlot(key)
+	if slot < 0 {
+		var found *fastField
+		var desc []fastField
+		topFields(d.fields, func(f *fastField, children []fastField) bool {
+			if f.key == key {
+				found, desc = f, children
+				return false
+			}
+			return true
+		})
+		return found, desc, found != nil
+	}
+	if !d.indexed {
+		d.indexed = true
+		for i := 0; i < len(d.fields); i += 1 + d.fields[i].size {
+			if k := knownSlot(d.fields[i].key); k >= 0 && d.known[k] == 0 {
+				d.known[k] = int32(i) + 1
+			}
+		}
+	}
+	i := int(d.known[slot]) - 1
+	if i < 0 {
+		return nil, nil, false
+	}
+	f := &d.fields[i]
+	return f, d.fields[i+1 : i+1+f.size], true
+}
+
 // fieldText is a top-level field's scalar text ("" for null or a
 // collection) and whether the field is present.
 func (d *Document) fieldText(key string) (string, bool) {
 	if d.Root == nil {
-		text, found := "", false
-		topFields(d.fields, func(f *fastField, _ []fastField) bool {
-			if f.key != key {
-				return true
-			}
-			found = true
-			if f.kind == yaml.ScalarNode && f.tag != "!!null" {
-				text = f.value
-			}
-			return false
-		})
-		return text, found
+		f, _, found := d.topField(key)
+		if found && f.kind == yaml.ScalarNode && f.tag != "!!null" {
+			return f.value, true
+		}
+		return "", found
 	}
 	n := d.Field(key)
 	return scalarText(n), n != nil
@@ -515,23 +567,13 @@ func (d *Document) fieldText(key string) (string, bool) {
 // scalar (split on commas and spaces when split is set).
 func (d *Document) fieldList(key string, split bool) ([]string, bool) {
 	if d.Root == nil {
-		var seq []string
-		isSeq := false
-		topFields(d.fields, func(f *fastField, desc []fastField) bool {
-			if f.key != key {
-				return true
-			}
-			if isSeq = f.kind == yaml.SequenceNode; isSeq {
-				seq = make([]string, 0, len(desc))
-				eachChild(desc, func(c *fastField) {
-					if c.kind == yaml.ScalarNode {
-						seq = append(seq, c.value)
-					}
-				})
-			}
-			return false
-		})
-		if isSeq {
+		if f, desc, ok := d.topField(key); ok && f.kind == yaml.SequenceNode {
+			seq := make([]string, 0, len(desc))
+			eachChild(desc, func(c *fastField) {
+				if c.kind == yaml.ScalarNode {
+					seq = append(seq, c.value)
+				}
+			})
 			return seq, true
 		}
 		t, ok := d.fieldText(key)
@@ -553,19 +595,13 @@ func (d *Document) fieldList(key string, split bool) ([]string, bool) {
 // metadataValue is metadata.key's scalar value, read from the fast
 // reader's fields (Root nil).
 func (d *Document) metadataValue(key string) (v string, ok bool) {
-	topFields(d.fields, func(f *fastField, children []fastField) bool {
-		if f.key != "metadata" {
-			return true
-		}
-		if f.kind == yaml.MappingNode {
-			eachChild(children, func(c *fastField) {
-				if c.kind == yaml.ScalarNode && c.key == key {
-					v, ok = c.value, true // the last one, as a map would keep
-				}
-			})
-		}
-		return false
-	})
+	if f, children, found := d.topField("metadata"); found && f.kind == yaml.MappingNode {
+		eachChild(children, func(c *fastField) {
+			if c.kind == yaml.ScalarNode && c.key == key {
+				v, ok = c.value, true // the last one, as a map would keep
+			}
+		})
+	}
 	return v, ok
 }
 

@@ -101,3 +101,21 @@ func (p *pool) work() {
 
 // wait returns when every job has run (or been dropped).
 func (p *pool) wait() { p.wg.Wait() }
+
+// hold keeps the workers alive while jobs are still being found (the
+// queue may run dry in between); release ends the hold.
+func (p *pool) hold() {
+	p.mu.Lock()
+	p.pending++
+	p.mu.Unlock()
+}
+
+func (p *pool) release() {
+	p.mu.Lock()
+	p.pending--
+	last := p.pending == 0
+	p.mu.Unlock()
+	if last {
+		p.cond.Broadcast()
+	}
+}

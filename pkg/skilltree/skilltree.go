@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -172,6 +173,11 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	if o.Layout == Tree && w.probe(&Found{Dir: dir, Rel: ".", Real: real}, buf) {
 		return ctx.Err()
 	}
+	if o.Layout == Tree && w.ignore == nil && !o.GitIgnore {
+		// The workers start on the first entries while the rest of a
+		// large folder is still being read.
+		return w.streamTop(ctx, dir)
+	}
 	ents, err := readDir(dir)
 	if err != nil {
 		return &RootError{Path: dir, Err: err}
@@ -179,6 +185,43 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	p := newPool(ctx, o.Workers, w.run)
 	w.top(p, ents)
 	p.wait()
+	return ctx.Err()
+}
+
+// streamTop reads the root of a tree in batches and hands each batch to
+// the workers at once.
+func (w *walker) streamTop(ctx context.Context, dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return &RootError{Path: dir, Err: err}
+	}
+	defer f.Close()
+	p := newPool(ctx, w.o.Workers, w.run)
+	top := &Found{Dir: w.root, Rel: ".", Real: w.rootReal}
+	var rerr error
+	for first := true; ; first = false {
+		ents, err := f.ReadDir(512)
+		if first {
+			p.hold()
+		}
+		if len(ents) > 0 {
+			w.push(p, top, ents, nil)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				rerr = &RootError{Path: dir, Err: err}
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	p.release()
+	p.wait()
+	if rerr != nil {
+		return rerr
+	}
 	return ctx.Err()
 }
 
