@@ -311,3 +311,10 @@ func TestListingLoadKeepsNothingOfTheBuffer(t *testing.T) {
 		assert.Equal(t, full, light)
 	}
 }
+
+func TestKnownSlotMatchesKnownKeys(t *testing.T) {
+	for i, k := range knownKeys {
+		assert.Equal(t, i, knownSlot(k), k)
+	}
+	assert.Equal(t, -1, knownSlot("other"))
+}

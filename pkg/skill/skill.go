@@ -509,10 +509,41 @@ var knownKeys = [...]string{"name", "description", "license", "compatibility", "
 	"author", "version", "tags", "category", "metadata"}
 
 func knownSlot(key string) int {
-	for i, k := range knownKeys {
-		if k == key {
-			return i
-		}
+	switch key {
+	case "name":
+		return 0
+	case "description":
+		return 1
+	case "license":
+		return 2
+	case "compatibility":
+		return 3
+	case "allowed-tools":
+		return 4
+	case "disable-model-invocation":
+		return 5
+	case "mode":
+		return 6
+	case "entrypoint":
+		return 7
+	case "timeout":
+		return 8
+	case "permissions":
+		return 9
+	case "dangerous":
+		return 10
+	case "confirm":
+		return 11
+	case "author":
+		return 12
+	case "version":
+		return 13
+	case "tags":
+		return 14
+	case "category":
+		return 15
+	case "metadata":
+		return 16
 	}
 	return -1
 }
