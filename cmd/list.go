@@ -39,8 +39,9 @@ a lower one.
 
 On a terminal the list is a table: NAME, SOURCE, MODE (the mode 'skillctl run'
 uses: auto is sandbox for a skill with an entrypoint, direct otherwise),
-DESCRIPTION, AGENTS (the agents that load the skill's folder), and on wide
-terminals PATH and FROM (where skillctl installed it from, and when). In a
+DESCRIPTION, AGENTS (the agents that load the skill's folder), PATH on wide
+terminals (140 columns) and FROM (where skillctl installed it from, and when)
+on wider ones (200 columns). In a
 pipe each skill is one tab-separated row without a header: name, source,
 mode, description, path, agents (comma-separated, - for none), from (the
 source location, - when skillctl did not install it), and status with --all.
@@ -102,8 +103,10 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	tty := opts.IO.IsStdoutTTY()
 	width := opts.IO.TerminalWidth()
 	wide := !tty || width >= 140
+	// FROM needs room too: on a terminal it comes at 200 columns.
+	showFrom := !tty || width >= 200
 	var from map[string]*skill.Provenance
-	if opts.JSON || wide {
+	if opts.JSON || showFrom {
 		dirs := make([]string, 0, len(entries))
 		for _, e := range entries {
 			if e.Source == skill.SourceUser || e.Source == skill.SourceProject {
@@ -133,8 +136,10 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	header := []string{"NAME", "SOURCE", "MODE", "DESCRIPTION", "AGENTS"}
 	if !tty {
 		header = []string{"NAME", "SOURCE", "MODE", "DESCRIPTION", "PATH", "AGENTS", "FROM"}
-	} else if wide {
+	} else if showFrom {
 		header = append(header, "PATH", "FROM")
+	} else if wide {
+		header = append(header, "PATH")
 	}
 	if opts.All {
 		header = append(header, "STATUS")
@@ -161,8 +166,10 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		switch {
 		case !tty:
 			cells = append(cells, e.Dir, agents, origin)
-		case wide:
+		case showFrom:
 			cells = append(cells, agents, e.Dir, origin)
+		case wide:
+			cells = append(cells, agents, e.Dir)
 		default:
 			cells = append(cells, agents)
 		}
