@@ -78,10 +78,12 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 	}()
 	found := map[string]bool{}
 	var kept []Removed
+	var looked []string // the roots that exist
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
 			continue
 		}
+		looked = append(looked, root)
 		if !u.DryRun {
 			l, err := lockRoot(ctx, root)
 			if err != nil {
@@ -139,7 +141,18 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("not installed in %s: %s: %w", strings.Join(roots, ", "), strings.Join(missing, ", "), skill.ErrNotFound)
+		var installed []string
+		if len(looked) == 0 {
+			looked = roots
+		}
+		for _, root := range looked {
+			if l, err := ReadLock(root); err == nil {
+				installed = append(installed, l.Names()...)
+			}
+		}
+		return nil, &skill.NotFoundError{What: "installed skill", Name: strings.Join(missing, ", "),
+			Detail:      fmt.Sprintf("%s is not installed in %s ('skillctl list' shows every skill)", strings.Join(missing, ", "), strings.Join(looked, ", ")),
+			Suggestions: closest(missing[0], installed)}
 	}
 	out := kept
 	for _, p := range plans {
@@ -170,4 +183,19 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		return out[i].Target < out[j].Target
 	})
 	return out, nil
+}
+
+// closest is up to three of names that look like name (a prefix, or a
+// name that contains it).
+func closest(name string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if len(out) == 3 {
+			break
+		}
+		if n != name && len(name) >= 3 && (strings.Contains(n, name) || strings.Contains(name, n)) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
