@@ -358,7 +358,7 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			// The same sources give the same verdicts in every root.
 			cands = sameAs(cands, plans[0].cands)
 		}
-		if p.lock, err = in.readLockOf(root); err != nil {
+		if p.lock, err = ReadLock(root); err != nil { // empty when a dry run's root does not exist
 			return nil, err
 		}
 		if err := in.checkConflicts(ctx, root, p.lock, cands); err != nil {
@@ -415,12 +415,6 @@ func (in *Installer) status(c *candidate) string {
 		return StatusWouldInstall
 	}
 	return StatusInstalled
-}
-
-// readLockOf reads root's lock, or an empty one when root does not exist
-// (a dry run creates nothing).
-func (in *Installer) readLockOf(root string) (*Lock, error) {
-	return ReadLock(root)
 }
 
 // openSources opens every source argument.

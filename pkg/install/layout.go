@@ -57,7 +57,9 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 		if r == "" {
 			c.name = s.baseName()
 		}
-		sk, err := skill.Load(dir, skill.LoadOptions{DropBody: true})
+		// Read whole, as show and run will: a body that is not UTF-8 is a
+		// SKILL.md skillctl itself could not load.
+		sk, err := skill.Load(dir, skill.LoadOptions{})
 		if err != nil {
 			c.refuse("agents cannot load its SKILL.md: %s", skill.ErrorReason(err))
 		} else {

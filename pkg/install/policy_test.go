@@ -280,3 +280,14 @@ func TestPreview(t *testing.T) {
 	assert.True(t, strings.Contains(p.Skills[1].Problems[0], "no description"))
 	assert.NoDirExists(t, filepath.Join(dir, "root"))
 }
+
+// A SKILL.md whose body (past what a listing reads) is not UTF-8 cannot be
+// loaded by show or run: install refuses it.
+func TestInstallRefusesABodyThatIsNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Repeat("text line\n", 1000) + "\xff\xfe\n"
+	src := skillFolder(t, dir, "bad", "---\nname: bad\ndescription: Bad body.\n---\n"+body, nil)
+	_, err := run(t, install.Options{Sources: []string{src}, Roots: []string{filepath.Join(dir, "root")}})
+	require.ErrorIs(t, err, install.ErrInvalid)
+	assert.Contains(t, err.Error(), "not valid UTF-8")
+}
