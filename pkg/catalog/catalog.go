@@ -552,13 +552,8 @@ func (e *Entry) Summary() skill.Summary {
 
 // Suggest returns up to three skill names or ids close to arg.
 func (c *Catalog) Suggest(arg string) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
+	var names []string
 	seen := map[string]bool{}
-	la := strings.ToLower(arg)
 	for _, e := range c.Entries {
 		if e.ShadowedBy != "" {
 			continue
@@ -567,49 +562,12 @@ func (c *Catalog) Suggest(arg string) []string {
 		if e.Plugin != "" {
 			name = e.ID()
 		}
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		ln := strings.ToLower(name)
-		d := levenshtein(la, ln)
-		limit := max(2, len([]rune(arg))/3)
-		if d <= limit || (len(la) >= 3 && strings.Contains(ln, la)) {
-			cs = append(cs, cand{name, d})
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
 		}
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].name < cs[j].name
-	})
-	var out []string
-	for i := 0; i < len(cs) && i < 3; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return skill.Closest(arg, names)
 }
 
 // LoadPath loads the skill at a path to a skill folder or to its SKILL.md,

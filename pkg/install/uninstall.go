@@ -152,7 +152,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		}
 		return nil, &skill.NotFoundError{What: "installed skill", Name: strings.Join(missing, ", "),
 			Detail:      fmt.Sprintf("%s is not installed in %s ('skillctl list' shows every skill)", strings.Join(missing, ", "), strings.Join(looked, ", ")),
-			Suggestions: closest(missing[0], installed)}
+			Suggestions: skill.Closest(missing[0], installed)}
 	}
 	out := kept
 	for _, p := range plans {
@@ -183,19 +183,4 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		return out[i].Target < out[j].Target
 	})
 	return out, nil
-}
-
-// closest is up to three of names that look like name (a prefix, or a
-// name that contains it).
-func closest(name string, names []string) []string {
-	var out []string
-	for _, n := range names {
-		if len(out) == 3 {
-			break
-		}
-		if n != name && len(name) >= 3 && (strings.Contains(n, name) || strings.Contains(name, n)) {
-			out = append(out, n)
-		}
-	}
-	return out
 }

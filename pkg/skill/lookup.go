@@ -3,6 +3,7 @@ package skill
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -89,3 +90,54 @@ func (e *NotFoundError) Error() string {
 }
 
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// Closest returns up to three of names close to arg: within a few edits
+// (a third of its length, at least two), or containing it; nearest first.
+func Closest(arg string, names []string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	la := strings.ToLower(arg)
+	limit := max(2, len([]rune(arg))/3)
+	for _, name := range names {
+		ln := strings.ToLower(name)
+		d := levenshtein(la, ln)
+		if d <= limit || (len(la) >= 3 && strings.Contains(ln, la)) {
+			cs = append(cs, cand{name, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -8,8 +8,8 @@ import (
 )
 
 // readSkillFile reads a whole file into *bp, growing it when the file is
-// larger. It returns the bytes read, or, for a file over limit bytes, its
-// size (big).
+// larger. It returns the bytes read and the file's size; for a file over
+// limit bytes, only its size.
 // With head, a file larger than the buffer whose frontmatter closes in it
 // is not read further.
 func readSkillFile(_ int, _, name string, bp *[]byte, _, head bool, limit int64) (n int, size int64, err error) {

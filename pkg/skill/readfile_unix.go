@@ -15,14 +15,15 @@ import (
 // registration os.Open does: listing thousands of skills is bound by these
 // calls. Each file is opened and read once: a file larger than the buffer
 // is measured (fstat) and read on into a buffer of its size. It returns
-// the bytes read, or, for a file over limit bytes, its size (big).
+// the bytes read and the file's size; for a file over limit bytes, only
+// its size.
 //
 // With shortIsEOF, a read that returns less than asked is taken as the end
 // of the file (true of regular files on local file systems), saving the
 // extra read that would return 0. The file is opened non-blocking so that
 // a FIFO or a terminal named SKILL.md cannot hang a listing.
 //
-// With head, a file larger than the buffer whose frontmatter closes in it
+// With head, a file whose frontmatter closes in its first headChunk bytes
 // is not read further: n covers the frontmatter and size is the file's
 // size (listings need no body).
 //

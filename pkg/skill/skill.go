@@ -223,24 +223,19 @@ func LoadData(dir, file string, data []byte, opts LoadOptions) (*Skill, error) {
 	return s, nil
 }
 
-// NewReadBuf returns a read buffer for ReadSkillFileInto.
+// NewReadBuf returns a read buffer for ReadSkillFileAt.
 func NewReadBuf() *[]byte { return newReadBuf() }
 
-// ReadSkillFileInto reads a SKILL.md and hands its bytes to fn, refusing
-// files over MaxSkillMDSize. The bytes are valid only during the call. buf
-// (nil: a pooled one) is the read buffer; fast takes a short read as the
-// end of a regular file. A folder named SKILL.md is a *LoadError wrapping
-// syscall.EISDIR; a missing file wraps fs.ErrNotExist.
+// ReadSkillFileAt reads the SKILL.md rel, relative to the folder dirfd
+// (see OpenDirFD; -1: file is opened by its path), and hands its bytes to
+// fn, refusing files over MaxSkillMDSize. The bytes are valid only during
+// the call. buf (nil: a pooled one) is the read buffer; fast takes a short
+// read as the end of a regular file. A folder named SKILL.md is a
+// *LoadError wrapping syscall.EISDIR; a missing file wraps fs.ErrNotExist.
 //
-// With fast, a file larger than the buffer whose frontmatter closes in it
-// is not read on: data ends with the frontmatter, and size is the file's
-// size (listings read frontmatter, as agents do when they start).
-func ReadSkillFileInto(file string, fast bool, buf *[]byte, fn func(data []byte, size int64) error) error {
-	return withSkillFile(file, fast, buf, func(_ string, data []byte, size int64) error { return fn(data, size) })
-}
-
-// ReadSkillFileAt is ReadSkillFileInto of rel relative to the folder
-// dirfd (see OpenDirFD; -1: file is opened by its path).
+// With fast, a file whose frontmatter closes in its first 4 KiB is not
+// read on: data ends with the frontmatter, and size is the file's size
+// (listings read frontmatter, as agents do when they start).
 func ReadSkillFileAt(dirfd int, rel, file string, fast bool, buf *[]byte, fn func(data []byte, size int64) error) error {
 	return withSkillFileAt(dirfd, rel, file, fast, buf, func(_ string, data []byte, size int64) error { return fn(data, size) })
 }

@@ -55,7 +55,7 @@ type Options struct {
 	GitIgnore bool
 	// Workers bounds the parallel work (default: GOMAXPROCS).
 	Workers int
-	// Fast reads SKILL.md with the listing reader (see skill.ReadSkillFileInto).
+	// Fast reads SKILL.md with the listing reader (see skill.ReadSkillFileAt).
 	Fast bool
 }
 
