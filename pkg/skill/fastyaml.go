@@ -758,31 +758,31 @@ func isTimestamp(s string) bool {
 	return false
 }
 
-// printableText reports whether s holds only characters YAML allows in a
-// one-line scalar (no C0/C1 controls, no line or paragraph separators, no
-// byte order mark, no non-characters).
+// printableText reports whether s, which is valid UTF-8 (Parse checks the
+// whole file first), holds only characters YAML allows in a one-line
+// scalar: no C0 or C1 controls (tab aside), no DEL, no line or paragraph
+// separator (U+2028, U+2029), no byte order mark, no U+FFFE or U+FFFF.
+// It looks at bytes: in valid UTF-8 each of these has one encoding.
 func printableText(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x80 {
-			return printableRunes(s[i:])
-		}
-		if c < 0x20 && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func printableRunes(s string) bool {
-	for _, r := range s {
 		switch {
-		case r == '\t' || (r >= 0x20 && r < 0x7f):
-		case r >= 0xA0 && r <= 0xD7FF && r != 0x2028 && r != 0x2029:
-		case r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF:
-		case r >= 0x10000 && r <= 0x10FFFF:
-		default:
-			return false
+		case c < 0x80:
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				return false
+			}
+		case c == 0xC2: // U+0080–U+00BF: C1 controls are U+0080–U+009F
+			if i+1 < len(s) && s[i+1] < 0xA0 {
+				return false
+			}
+		case c == 0xE2: // U+2028, U+2029: E2 80 A8, E2 80 A9
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				return false
+			}
+		case c == 0xEF: // U+FEFF: EF BB BF; U+FFFE, U+FFFF: EF BF BE, EF BF BF
+			if i+2 < len(s) && (s[i+1] == 0xBB && s[i+2] == 0xBF || s[i+1] == 0xBF && s[i+2] >= 0xBE) {
+				return false
+			}
 		}
 	}
 	return true

@@ -318,3 +318,27 @@ func TestKnownSlotMatchesKnownKeys(t *testing.T) {
 	}
 	assert.Equal(t, -1, knownSlot("other"))
 }
+
+// printableText looks at bytes; it decides as a check of each character would.
+func TestPrintableTextMatchesTheCharacterRule(t *testing.T) {
+	allowed := func(r rune) bool {
+		switch {
+		case r == '\t' || (r >= 0x20 && r < 0x7f):
+		case r >= 0xA0 && r <= 0xD7FF && r != 0x2028 && r != 0x2029:
+		case r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF:
+		case r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+		return true
+	}
+	for r := rune(0); r <= 0x10FFFF; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue // not encodable in UTF-8
+		}
+		s := "a" + string(r) + "b"
+		if got, want := printableText(s), allowed(r); got != want {
+			t.Fatalf("U+%04X: printableText %v, want %v", r, got, want)
+		}
+	}
+}
