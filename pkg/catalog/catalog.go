@@ -53,6 +53,20 @@ type load struct {
 	dropBody    bool
 	modes       bool
 	defaultMode string
+	// names are the skill names loaded so far (with modes).
+	mu    *sync.Mutex
+	names map[string]bool
+}
+
+// firstOfName reports whether no skill of this name was loaded before.
+func (l load) firstOfName(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.names[name] {
+		return false
+	}
+	l.names[name] = true
+	return true
 }
 
 // Root is a folder searched for skills.
@@ -321,7 +335,8 @@ var gcTuned atomic.Bool
 // work on what it loaded), unless GOGC is set.
 func Discover(ctx context.Context, o Options) (*Catalog, error) {
 	tuneGC(o.Getenv)
-	return discoverRoots(ctx, Roots(o), load{dropBody: o.DropBody, modes: o.Modes, defaultMode: o.DefaultMode})
+	return discoverRoots(ctx, Roots(o), load{dropBody: o.DropBody, modes: o.Modes, defaultMode: o.DefaultMode,
+		mu: &sync.Mutex{}, names: map[string]bool{}})
 }
 
 // tuneGC makes the collector run less often from the first load of a
@@ -452,7 +467,14 @@ func newEntry(r *Root, f *skilltree.Found, how load) *Entry {
 		return e
 	}
 	if how.modes {
-		s.Mode = s.RunModeProbe(how.defaultMode, func() bool { return f.IsDir("scripts") })
+		s.SetDefaultMode(how.defaultMode)
+		// The first skill of a name works its mode out here, by a short
+		// path relative to the root; a namesake (which one wins is known
+		// only once all are loaded) is left to EffectiveMode, so that the
+		// shadowed copies of a name cost no look at their folders.
+		if how.firstOfName(s.Name) {
+			s.Mode = s.RunModeProbe(how.defaultMode, func() bool { return f.IsDir("scripts") })
+		}
 	}
 	e.Skill = s
 	e.Name = s.Name

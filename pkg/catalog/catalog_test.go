@@ -366,3 +366,30 @@ func TestDiscoverNFKCEqualNamesAreOneName(t *testing.T) {
 	require.Len(t, cat.Warnings, 1)
 	assert.Contains(t, cat.Warnings[0], "same after Unicode normalisation")
 }
+
+// The mode run would use is right for every skill, the namesakes whose
+// folders discovery does not look at while it loads them included.
+func TestModesOfNamesakes(t *testing.T) {
+	base := t.TempDir()
+	low, high := filepath.Join(base, "low"), filepath.Join(base, "high")
+	writeFile(t, filepath.Join(low, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: d\n---\n")
+	writeFile(t, filepath.Join(high, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: d\n---\n")
+	writeFile(t, filepath.Join(high, "pdf", "scripts", "run.sh"), "#!/bin/sh\n")
+	writeFile(t, filepath.Join(high, "notes", "SKILL.md"), "---\nname: notes\ndescription: d\n---\n")
+	for _, tc := range []struct{ def, pdf, notes string }{{"", "sandbox", "direct"}, {"direct", "direct", "direct"}, {"sandbox", "sandbox", "sandbox"}} {
+		cat, err := Discover(context.Background(), Options{Home: filepath.Join(base, "home"), Paths: []string{low, high},
+			DropBody: true, Modes: true, DefaultMode: tc.def, Getenv: func(string) string { return "" }})
+		require.NoError(t, err)
+		modes := map[string]string{}
+		for _, e := range cat.Entries {
+			modes[e.Dir] = e.Skill.EffectiveMode()
+		}
+		assert.Equal(t, tc.pdf, modes[filepath.Join(high, "pdf")], "default %q: the effective pdf", tc.def)
+		want := "direct"
+		if tc.def == "sandbox" {
+			want = "sandbox"
+		}
+		assert.Equal(t, want, modes[filepath.Join(low, "pdf")], "default %q: the shadowed pdf", tc.def)
+		assert.Equal(t, tc.notes, modes[filepath.Join(high, "notes")], "default %q", tc.def)
+	}
+}

@@ -94,6 +94,9 @@ type Skill struct {
 	// Mode is the mode a run uses without --mode, when discovery worked it
 	// out (see RunMode); empty otherwise.
 	Mode string
+	// modeDefault is the configured default mode EffectiveMode works Mode
+	// out with, when discovery left it to be worked out on demand.
+	modeDefault string
 	// DefaultEntry is the conventional entrypoint found by ProbeEntrypoint.
 	DefaultEntry string
 	entryProbed  bool
@@ -132,14 +135,18 @@ type Execution struct {
 }
 
 // EffectiveMode is the mode a run uses without --mode: Mode when
-// discovery set it (it knows the configured default), else RunMode with
-// the default of auto.
+// discovery set it, else RunMode with the default discovery was given
+// (SetDefaultMode; auto when none), worked out once.
 func (s *Skill) EffectiveMode() string {
-	if s.Mode != "" {
-		return s.Mode
+	if s.Mode == "" {
+		s.Mode = s.RunMode(s.modeDefault)
 	}
-	return s.RunMode(ModeAuto)
+	return s.Mode
 }
+
+// SetDefaultMode gives the configured default mode (config
+// run.defaultMode) that EffectiveMode works with.
+func (s *Skill) SetDefaultMode(m string) { s.modeDefault = m }
 
 // LoadOptions tune Load.
 type LoadOptions struct {

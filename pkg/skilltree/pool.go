@@ -67,6 +67,7 @@ func (p *pool) push(jobs ...job) {
 func (p *pool) work() {
 	defer p.wg.Done()
 	var buf *[]byte
+	var batch []job
 	for {
 		p.mu.Lock()
 		for len(p.queue) == 0 && p.pending > 0 {
@@ -78,19 +79,25 @@ func (p *pool) work() {
 			return
 		}
 		// First in, first out: results come roughly in order, which keeps
-		// the callers' final sort cheap.
-		j := p.queue[0]
-		p.queue[0] = job{}
-		p.queue = p.queue[1:]
+		// the callers' final sort cheap. A worker takes a few jobs at a
+		// time, a fair share of what is queued, so that thousands of small
+		// jobs cost few turns of the lock.
+		n := min(len(p.queue), max(1, len(p.queue)/(2*p.workers)), maxBatch)
+		batch = append(batch[:0], p.queue[:n]...)
+		clear(p.queue[:n])
+		p.queue = p.queue[n:]
 		p.mu.Unlock()
-		if p.ctx.Err() == nil {
-			if buf == nil {
-				buf = skill.NewReadBuf()
+		for _, j := range batch {
+			if p.ctx.Err() == nil {
+				if buf == nil {
+					buf = skill.NewReadBuf()
+				}
+				p.run(p, j, buf)
 			}
-			p.run(p, j, buf)
 		}
+		clear(batch)
 		p.mu.Lock()
-		p.pending--
+		p.pending -= n
 		last := p.pending == 0
 		p.mu.Unlock()
 		if last {
@@ -98,6 +105,9 @@ func (p *pool) work() {
 		}
 	}
 }
+
+// maxBatch is the most jobs a worker takes at once.
+const maxBatch = 32
 
 // wait returns when every job has run (or been dropped).
 func (p *pool) wait() { p.wg.Wait() }
