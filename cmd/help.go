@@ -221,7 +221,7 @@ Performance:
     GOGC                 when set, skillctl keeps it instead of collecting
                          garbage less often while it loads many skills
     GOMEMLIMIT           when set, skillctl keeps it instead of its own soft
-                         memory limit (128MiB) while it loads many skills
+                         memory limit (144MiB) while it loads many skills
 
 A skill's script gets its own environment: SKILL_NAME, SKILL_PATH,
 SKILL_WORKDIR, SKILL_INPUT_FILE, SKILL_SANDBOX, SKILL_NETWORK and the rest

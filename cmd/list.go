@@ -119,7 +119,9 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 		err := writeJSONArray(w, len(entries), func(i int) skill.Summary {
 			s := entries[i].Summary()
-			s.Installed = from[entries[i].Dir]
+			if len(from) > 0 {
+				s.Installed = from[entries[i].Dir]
+			}
 			return s
 		})
 		if err != nil {
@@ -156,7 +158,11 @@ func listRun(ctx context.Context, opts *listOptions) error {
 			agents = strings.Join(e.Agents, ",")
 		}
 		origin := "-"
-		if p := from[e.Dir]; p != nil {
+		var p *skill.Provenance
+		if len(from) > 0 { // nothing installed by skillctl: no lookup per row
+			p = from[e.Dir]
+		}
+		if p != nil {
 			origin = p.Location
 			if tty {
 				origin = fromCell(p)

@@ -357,7 +357,7 @@ func tuneGC(getenv func(string) string) {
 }
 
 // memoryLimit is the soft memory limit set with gcPercent.
-const memoryLimit = 128 << 20
+const memoryLimit = 144 << 20
 
 // DiscoverRoots loads the skills under the given roots (lowest precedence
 // first), applies shadowing and reports what could not be loaded. A folder
@@ -425,14 +425,19 @@ func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error
 
 	// Shadowing: the last loaded entry with a key (highest precedence)
 	// wins. Names equal under Unicode normalisation (NFKC) are one name.
-	winner := map[string]*Entry{}
-	for _, e := range all {
+	winner := make(map[string]*Entry, len(all))
+	keys := make([]string, len(all))
+	for i, e := range all {
 		if e.Err == nil {
-			winner[e.key()] = e
+			keys[i] = e.key()
+			winner[keys[i]] = e
 		}
 	}
-	for _, e := range all {
-		if w := winner[e.key()]; e.Err == nil && w != e {
+	for i, e := range all {
+		if e.Err != nil {
+			continue
+		}
+		if w := winner[keys[i]]; w != e {
 			e.ShadowedBy = w.ID()
 			if w.Name != e.Name {
 				cat.Warnings = append(cat.Warnings, fmt.Sprintf("%s shadows %s: their names %q and %q are the same after Unicode normalisation (NFKC)",
