@@ -104,7 +104,8 @@ type Entry struct {
 	Agents []string
 	real   string
 	rel    string
-	order  int
+	// root is the index of the root it was found in (precedence, with rel).
+	root int
 	// skipped: a link the finder did not follow (Err says why).
 	skipped bool
 }
@@ -380,7 +381,7 @@ func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error
 		if why := config.Untrusted(r.Dir); why != "" {
 			// SPEC §3: a skills folder of another user, or one others may
 			// write to, is not loaded (as git's safe.directory).
-			all = append(all, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir, order: len(all),
+			all = append(all, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir, root: i,
 				Err: &skill.LoadError{Path: r.Dir, Err: ErrUntrusted, Reason: "not trusted, so not loaded: " + why}})
 			continue
 		}
@@ -402,7 +403,6 @@ func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error
 			found = append(found, &Entry{Name: filepath.Base(r.Dir), Source: r.Source, Plugin: r.Plugin, Dir: r.Dir,
 				Err: &skill.LoadError{Path: r.Dir, Err: err, Reason: "cannot read skills folder: " + skill.OSReason(errors.Unwrap(err))}})
 		}
-		slices.SortFunc(found, func(a, b *Entry) int { return strings.Compare(a.rel, b.rel) })
 		if reals == nil && len(all) > 0 && len(found) > 0 {
 			reals = make(map[string]bool, len(all)+len(found))
 			for _, e := range all {
@@ -418,42 +418,62 @@ func discoverRoots(ctx context.Context, roots []Root, how load) (*Catalog, error
 				}
 				reals[e.real] = true
 			}
-			e.order = len(all)
+			e.root = i
 			all = append(all, e)
 		}
 	}
 
-	// Shadowing: the last loaded entry with a key (highest precedence)
-	// wins. Names equal under Unicode normalisation (NFKC) are one name.
+	// Shadowing: of the entries with a key, the one of highest precedence
+	// (precedes) wins. Names equal under Unicode normalisation (NFKC) are
+	// one name.
 	winner := make(map[string]*Entry, len(all))
 	keys := make([]string, len(all))
 	for i, e := range all {
 		if e.Err == nil {
 			keys[i] = e.key()
-			winner[keys[i]] = e
+			if w, ok := winner[keys[i]]; !ok || w.precedes(e) {
+				winner[keys[i]] = e
+			}
 		}
 	}
 	for i, e := range all {
-		if e.Err != nil {
-			continue
+		if e.Err == nil {
+			if w := winner[keys[i]]; w != e {
+				e.ShadowedBy = w.ID()
+			}
 		}
-		if w := winner[keys[i]]; w != e {
-			e.ShadowedBy = w.ID()
-			if w.Name != e.Name {
+	}
+	// Sorted by display name, then lowest precedence first; (root, rel) is
+	// unique, so an unstable sort gives the same result every time.
+	slices.SortFunc(all, func(x, y *Entry) int {
+		if c := strings.Compare(x.DisplayName(), y.DisplayName()); c != 0 {
+			return c
+		}
+		if x.root != y.root {
+			return x.root - y.root
+		}
+		return strings.Compare(x.rel, y.rel)
+	})
+	for _, e := range all {
+		if e.ShadowedBy != "" {
+			if w := winner[e.key()]; w.Name != e.Name {
 				cat.Warnings = append(cat.Warnings, fmt.Sprintf("%s shadows %s: their names %q and %q are the same after Unicode normalisation (NFKC)",
 					w.ID(), e.ID(), w.Name, e.Name))
 			}
 		}
 	}
-	// order is unique: an unstable sort gives the same result.
-	slices.SortFunc(all, func(x, y *Entry) int {
-		if c := strings.Compare(x.DisplayName(), y.DisplayName()); c != 0 {
-			return c
-		}
-		return x.order - y.order
-	})
 	cat.Entries = all
 	return cat, nil
+}
+
+// precedes reports whether e has lower precedence than o: an earlier
+// root, or in one root an earlier path (SPEC §3: later roots, and nearer
+// folders, win).
+func (e *Entry) precedes(o *Entry) bool {
+	if e.root != o.root {
+		return e.root < o.root
+	}
+	return e.rel < o.rel
 }
 
 func newEntry(r *Root, f *skilltree.Found, how load) *Entry {
@@ -499,7 +519,7 @@ func (c *Catalog) Resolve(ctx context.Context, arg, cwd string) (*skill.Skill, e
 		if e.ShadowedBy == "" {
 			return e.result()
 		}
-		if byID == nil || e.order > byID.order {
+		if byID == nil || byID.precedes(e) {
 			byID = e
 		}
 	}
