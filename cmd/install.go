@@ -299,8 +299,8 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	if !opts.Quiet {
 		var all []findings.Finding
 		for _, s := range res.Skills {
-			if s.Target != res.Skills[0].Target && len(roots) > 1 {
-				continue // the same skills in every root: summarise once
+			if s.Target != res.Skills[0].Target && len(roots) > 1 || s.Status == install.StatusUnchanged {
+				continue // the same skills in every root, or nothing new: say it once
 			}
 			for _, w := range s.Warnings {
 				if w.Severity == findings.Error || w.Severity == findings.Warning {
@@ -315,7 +315,7 @@ func installRun(ctx context.Context, opts *installOptions) error {
 		var renamed []string
 		seen := map[string]bool{}
 		for _, s := range res.Skills {
-			if s.Folder != s.Name && !seen[s.Folder] {
+			if s.Folder != s.Name && !seen[s.Folder] && s.Status != install.StatusUnchanged {
 				seen[s.Folder] = true
 				renamed = append(renamed, safetext.Line(s.Name)+" → "+s.Folder)
 			}
