@@ -192,8 +192,11 @@ func AppendRow(buf []byte, cells ...string) []byte {
 // breaks become spaces, and other control characters are made visible
 // (safetext.Line).
 func Flatten(s string) string {
-	if strings.ContainsAny(s, "\t\r\n") {
-		s = strings.Join(strings.Fields(s), " ")
+	for i := 0; i < len(s); i++ { // strings.ContainsAny, without building its set each call
+		if c := s[i]; c == '\t' || c == '\n' || c == '\r' {
+			s = strings.Join(strings.Fields(s), " ")
+			break
+		}
 	}
 	return safetext.Line(s)
 }

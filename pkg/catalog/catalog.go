@@ -493,11 +493,13 @@ func newEntry(r *Root, f *skilltree.Found, how load) *Entry {
 	}
 	if how.modes {
 		s.SetDefaultMode(how.defaultMode)
-		// The first skill of a name works its mode out here, by a short
-		// path relative to the root; a namesake (which one wins is known
-		// only once all are loaded) is left to EffectiveMode, so that the
-		// shadowed copies of a name cost no look at their folders.
-		if how.firstOfName(s.Name) {
+		// A skill works its mode out here, by a short path relative to the
+		// root — unless it lives in a folder not named after it and is a
+		// namesake of one loaded before (copies of one skill): then which
+		// copy wins is known only once all are loaded, and EffectiveMode
+		// works it out for those shown, so that shadowed copies cost no
+		// look at their folders.
+		if name == s.Name || how.firstOfName(s.Name) {
 			s.Mode = s.RunModeProbe(how.defaultMode, func() bool { return f.IsDir("scripts") })
 		}
 	}

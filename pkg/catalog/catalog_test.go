@@ -376,6 +376,10 @@ func TestModesOfNamesakes(t *testing.T) {
 	writeFile(t, filepath.Join(high, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: d\n---\n")
 	writeFile(t, filepath.Join(high, "pdf", "scripts", "run.sh"), "#!/bin/sh\n")
 	writeFile(t, filepath.Join(high, "notes", "SKILL.md"), "---\nname: notes\ndescription: d\n---\n")
+	// Copies in folders not named after them: the later one wins.
+	writeFile(t, filepath.Join(low, "copy-1", "SKILL.md"), "---\nname: tool\ndescription: d\n---\n")
+	writeFile(t, filepath.Join(high, "copy-2", "SKILL.md"), "---\nname: tool\ndescription: d\n---\n")
+	writeFile(t, filepath.Join(high, "copy-2", "scripts", "run.py"), "print(1)\n")
 	for _, tc := range []struct{ def, pdf, notes string }{{"", "sandbox", "direct"}, {"direct", "direct", "direct"}, {"sandbox", "sandbox", "sandbox"}} {
 		cat, err := Discover(context.Background(), Options{Home: filepath.Join(base, "home"), Paths: []string{low, high},
 			DropBody: true, Modes: true, DefaultMode: tc.def, Getenv: func(string) string { return "" }})
@@ -391,5 +395,7 @@ func TestModesOfNamesakes(t *testing.T) {
 		}
 		assert.Equal(t, want, modes[filepath.Join(low, "pdf")], "default %q: the shadowed pdf", tc.def)
 		assert.Equal(t, tc.notes, modes[filepath.Join(high, "notes")], "default %q", tc.def)
+		assert.Equal(t, tc.pdf, modes[filepath.Join(high, "copy-2")], "default %q: the effective copy", tc.def)
+		assert.Equal(t, want, modes[filepath.Join(low, "copy-1")], "default %q: the shadowed copy", tc.def)
 	}
 }
