@@ -224,7 +224,10 @@ func targetRoots(t install.TargetOptions) ([]string, error) {
 // installHint adds to an install or uninstall error the flag that gets
 // past it; force says what --force does there.
 func installHint(err error, force string) error {
+	var ce *install.ConflictError
 	switch {
+	case errors.As(err, &ce) && ce.Unforceable:
+		return err // --force would not help
 	case errors.Is(err, install.ErrConflict):
 		return fmt.Errorf("%w; %s", err, force)
 	case errors.Is(err, archive.ErrLimit):

@@ -121,3 +121,22 @@ func TestUninstallAndPackRun(t *testing.T) {
 	require.NoError(t, uninstallRun(context.Background(), &uninstallOptions{IO: ios, Names: []string{"demo"}, Targets: targets}))
 	assert.Equal(t, "demo\tuninstalled\t"+filepath.Join(dir, "skills", "demo")+"\n", out.String())
 }
+
+// A folder whose name is the new skill's after Unicode normalisation (NFKC)
+// is a conflict --force does not get past, and the error does not offer it.
+func TestInstallRefusesNormalisedNamesake(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "pdf.zip")
+	require.NoError(t, os.WriteFile(src, at.Zip(at.Skill("pdf", "pdf")), 0o644))
+	root := filepath.Join(dir, "skills")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "\uff50\uff44\uff46"), 0o755)) // fullwidth "pdf"
+	for _, force := range []bool{false, true} {
+		ios, _, _, _ := iostreams.Test()
+		err := installRun(context.Background(), &installOptions{IO: ios, Sources: []string{src}, MaxEntries: 10_000, Force: force,
+			MaxFileSize: "100MiB", MaxTotalSize: "512MiB", MaxDownload: "512MiB", Targets: install.TargetOptions{Dir: root}})
+		require.ErrorIs(t, err, install.ErrConflict, "force=%v", force)
+		assert.Contains(t, err.Error(), "after Unicode normalisation (NFKC)")
+		assert.NotContains(t, err.Error(), "--force", "force=%v", force)
+		assert.NoDirExists(t, filepath.Join(root, "pdf"))
+	}
+}

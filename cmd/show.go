@@ -156,9 +156,7 @@ func (f *Factory) openArchiveSkill(ctx context.Context, arg string) (*skill.Skil
 	if err != nil {
 		return nil, "", nil, err
 	}
-	switch len(prev.Skills) {
-	case 1:
-	default:
+	if len(prev.Skills) != 1 {
 		names := make([]string, len(prev.Skills))
 		for i, v := range prev.Skills {
 			names[i] = v.Name

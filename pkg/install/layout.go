@@ -2,9 +2,11 @@ package install
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,7 +83,7 @@ func (in *Installer) locate(s *source, st *staged) ([]*candidate, error) {
 		if err := checkLinks(c); err != nil {
 			c.refuseErr(err)
 		}
-		for _, name := range sortedKeys(st.unsafe) {
+		for _, name := range slices.Sorted(maps.Keys(st.unsafe)) {
 			if c.rel == "" || strings.HasPrefix(name, c.rel+"/") {
 				c.refuseErr(st.unsafe[name])
 			}
@@ -185,13 +187,4 @@ func checkLinks(c *candidate) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]error) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

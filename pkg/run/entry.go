@@ -52,13 +52,8 @@ func ResolveEntrypoint(s *skill.Skill, skillDir, entry string) (*Entrypoint, err
 		rel = s.Exec.Entrypoint
 	}
 	if rel == "" {
-		for _, cand := range skill.DefaultEntrypoints {
-			if fi, err := os.Stat(filepath.Join(skillDir, filepath.FromSlash(cand))); err == nil && fi.Mode().IsRegular() {
-				rel = cand
-				break
-			}
-		}
-		if rel == "" {
+		// The same search auto mode made (done once per skill).
+		if rel = s.ProbeEntrypoint(); rel == "" {
 			return nil, fmt.Errorf("%w: set entrypoint: in SKILL.md, or add one of %s",
 				ErrNoEntrypoint, strings.Join(skill.DefaultEntrypoints, ", "))
 		}

@@ -452,7 +452,7 @@ func (s *Skill) fill(doc *Document, frontmatter bool) {
 	s.License = text("license")
 	s.Compatibility = text("compatibility")
 	s.AllowedTools, _ = doc.fieldList("allowed-tools", false)
-	if frontmatter || doc.Root != nil {
+	if doc.Root != nil {
 		s.Metadata = doc.metadataStrings()
 	}
 	s.DisableModelInvocation = boolText(text("disable-model-invocation"))
@@ -640,25 +640,9 @@ func (d *Document) metadataValue(key string) (v string, ok bool) {
 
 // metadataStrings is the metadata mapping's scalar values (nil when there
 // is no metadata mapping).
+// Only a document with YAML nodes has the map built (a listing, without
+// them, reads single values with metadataValue).
 func (d *Document) metadataStrings() map[string]string {
-	if d.Root == nil {
-		var m map[string]string
-		topFields(d.fields, func(f *fastField, children []fastField) bool {
-			if f.key != "metadata" {
-				return true
-			}
-			if f.kind == yaml.MappingNode {
-				m = make(map[string]string, len(children))
-				eachChild(children, func(c *fastField) {
-					if c.kind == yaml.ScalarNode {
-						m[c.key] = c.value // "" for null
-					}
-				})
-			}
-			return false
-		})
-		return m
-	}
 	n := d.Field("metadata")
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
