@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skillctl/skillctl/pkg/validate"
 )
 
 // exitStatusKey is the annotation that holds a command's EXIT STATUS text:
@@ -60,7 +62,7 @@ func init() {
 func setupHelp(root *cobra.Command) {
 	root.SetUsageTemplate(usageTemplate)
 	root.SetHelpCommand(newHelpCmd())
-	root.AddCommand(newExitCodesTopic(), newEnvironmentTopic())
+	root.AddCommand(newExitCodesTopic(), newEnvironmentTopic(), newRulesTopic())
 }
 
 func newHelpCmd() *cobra.Command {
@@ -232,6 +234,53 @@ func newEnvironmentTopic() *cobra.Command {
 		Use:   "environment",
 		Short: "Every environment variable skillctl reads",
 		Long:  environment,
+	}
+}
+
+// newRulesTopic lists every validation rule with its severity under each
+// profile, what it checks and how to fix what it finds.
+func newRulesTopic() *cobra.Command {
+	var b strings.Builder
+	b.WriteString(`Every rule 'skillctl validate' checks, with its severity under each profile
+(default, spec, claude-code, anthropic-api; "-" where the profile does not
+check it), what it finds and how to fix it.
+
+Set a rule's severity with --rule RULE=LEVEL or in the configuration
+(LEVEL: off, info, warning or error):
+
+    validate:
+      rules:
+        body-too-long: off
+
+`)
+	width := 0
+	for _, r := range validate.Rules {
+		width = max(width, len(r.ID))
+	}
+	lvl := func(s string) string {
+		if s == validate.Off {
+			return "-"
+		}
+		return s
+	}
+	fmt.Fprintf(&b, "    %-*s  %-7s  %-7s  %-11s  %s\n", width, "RULE", "DEFAULT", "SPEC", "CLAUDE-CODE", "ANTHROPIC-API")
+	for _, r := range validate.Rules {
+		sv := r.Severity
+		fmt.Fprintf(&b, "    %-*s  %-7s  %-7s  %-11s  %s\n", width, r.ID, lvl(sv.Default), lvl(sv.Spec), lvl(sv.ClaudeCode), lvl(sv.AnthropicAPI))
+		for _, l := range wrapWords(r.Summary, 68) {
+			fmt.Fprintf(&b, "        %s\n", l)
+		}
+		for i, l := range wrapWords("Fix: "+r.Hint, 68) {
+			if i > 0 {
+				l = "     " + l
+			}
+			fmt.Fprintf(&b, "        %s\n", l)
+		}
+	}
+	return &cobra.Command{
+		Use:   "rules",
+		Short: "Every validation rule, its severity per profile and its fix",
+		Long:  strings.TrimRight(b.String(), "\n"),
 	}
 }
 

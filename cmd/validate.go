@@ -14,8 +14,11 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
+	"github.com/skillctl/skillctl/pkg/agents"
+	"github.com/skillctl/skillctl/pkg/config"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
@@ -26,7 +29,9 @@ type validateOptions struct {
 	IO       *iostreams.IOStreams
 	Discover func(ctx context.Context) ([]string, error)
 	Cwd      func() (string, error)
+	Config   func() (*config.Config, error)
 	Paths    []string
+	Rules    []string
 	Profile  string
 	Strict   bool
 	Format   string
@@ -44,7 +49,7 @@ func newValidateCmd(f *Factory, runF func(context.Context, *validateOptions) err
 		Use:   "validate [<path>...] [--profile <profile>] [--strict] [--format {text|json|github|sarif}]",
 		Short: "Check skills against the Agent Skills rules",
 		Long: `Check skills against the rules of the Agent Skills specification and
-skillctl's own rules (docs/validate.md lists every rule).
+skillctl's own rules ('skillctl help rules' lists every rule).
 
 A path is a skill folder, a SKILL.md, a folder tree (every skill below it,
 skipping .git, node_modules and what .gitignore ignores), or an archive (.zip, .skill, .tar, .tar.gz,
@@ -63,8 +68,23 @@ Profiles:
 Formats: text prints one line per finding, FILE:LINE:COL: SEVERITY RULE
 message, then "N skill(s) validated, M failed"; json prints one document
 (--json is the same); github prints workflow commands that annotate pull
-requests; sarif prints a SARIF 2.1.0 log for code scanning. --quiet hides
-info findings.`,
+requests; sarif prints a SARIF 2.1.0 log for code scanning. The text
+output ends with the number of findings of each rule; github and sarif
+name files relative to the top of the repository, wherever validate runs.
+--quiet hides info findings.
+
+For CI: --rule RULE=LEVEL (off, info, warning or error) sets a rule's
+severity for this run, over the profile's; the configuration's
+validate.rules does the same for every run, and validate.exclude lists
+folders to leave out (.gitignore patterns), e.g. in .skillctl.yaml:
+
+  validate:
+    rules:
+      unknown-field: info
+      body-too-long: off
+    exclude:
+      - vendor/
+      - "**/testdata/"`,
 		Annotations: exitStatus(`  0  no errors (and, with --strict, no warnings)
   1  at least one skill has an error (or a warning with --strict)
   2  bad flags or arguments
@@ -73,6 +93,7 @@ info findings.`,
   skillctl validate skills/ --profile spec
   skillctl validate dist/my-skill.skill
   skillctl validate --strict --format github .
+  skillctl validate --rule unknown-field=off --rule body-too-long=info skills/
   skillctl validate --format sarif . > validate.sarif`,
 		ValidArgsFunction: completeFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,6 +112,7 @@ info findings.`,
 				opts.Format = "json"
 			}
 			opts.Cwd = f.Cwd
+			opts.Config = f.Config
 			opts.Discover = func(ctx context.Context) ([]string, error) {
 				cat, err := f.Discover(ctx, true, false)
 				if err != nil {
@@ -111,29 +133,102 @@ info findings.`,
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", validate.ProfileDefault, "the rule set `PROFILE`: {default|spec|claude-code|anthropic-api}")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
+	cmd.Flags().StringArrayVar(&opts.Rules, "rule", nil, "set a rule's severity: `RULE=LEVEL`, LEVEL one of off, info, warning, error (repeatable)")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output `FORMAT`: {text|json|github|sarif}")
 	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(validate.Profiles...))
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(validateFormats...))
+	_ = cmd.RegisterFlagCompletionFunc("rule", completeRuleLevels)
 	return cmd
 }
 
+// ruleLevels is the severity each rule is set to: config validate.rules,
+// then --rule (later wins).
+func ruleLevels(cfg *config.Config, flags []string) (map[string]string, error) {
+	levels := map[string]string{}
+	if cfg != nil {
+		for _, r := range cfg.Validate.Rules {
+			if err := validate.CheckLevel(r.Rule, r.Level); err != nil {
+				return nil, &config.Error{File: r.File, Line: r.Line, Msg: "validate.rules: " + err.Error()}
+			}
+			levels[r.Rule] = r.Level
+		}
+	}
+	for _, fl := range flags {
+		for _, one := range strings.Split(fl, ",") {
+			rule, level, ok := strings.Cut(strings.TrimSpace(one), "=")
+			if !ok {
+				return nil, FlagErrorf("--rule takes RULE=LEVEL (e.g. --rule unknown-field=off), not %q", one)
+			}
+			rule, level = strings.TrimSpace(rule), strings.ToLower(strings.TrimSpace(level))
+			if err := validate.CheckLevel(rule, level); err != nil {
+				return nil, &FlagError{Err: fmt.Errorf("--rule: %w", err)}
+			}
+			levels[rule] = level
+		}
+	}
+	if len(levels) == 0 {
+		return nil, nil
+	}
+	return levels, nil
+}
+
+// excludeMatcher compiles config validate.exclude; patterns of the user's
+// own config are relative to the working folder's repository top (or the
+// working folder outside one).
+func excludeMatcher(cfg *config.Config, cwd string) *skilltree.Matcher {
+	if cfg == nil || len(cfg.Validate.Exclude) == 0 {
+		return nil
+	}
+	top := agents.RepoTop(cwd)
+	if top == "" {
+		top = cwd
+	}
+	pats := make([]skilltree.Pattern, 0, len(cfg.Validate.Exclude))
+	for _, p := range cfg.Validate.Exclude {
+		base := p.Base
+		if base == "" {
+			base = top
+		}
+		pats = append(pats, skilltree.Pattern{Glob: p.Glob, Base: base})
+	}
+	return skilltree.NewMatcher(pats)
+}
+
 func validateRun(ctx context.Context, opts *validateOptions) error {
+	cwd := ""
+	if opts.Cwd != nil {
+		c, err := opts.Cwd()
+		if err != nil {
+			return err
+		}
+		cwd = c
+	}
+	var cfg *config.Config
+	if opts.Config != nil {
+		c, err := opts.Config()
+		if err != nil {
+			return err
+		}
+		cfg = c
+	}
+	levels, err := ruleLevels(cfg, opts.Rules)
+	if err != nil {
+		return err
+	}
+	exclude := excludeMatcher(cfg, cwd)
 	paths := opts.Paths
 	if len(paths) == 0 {
 		dirs, err := opts.Discover(ctx)
 		if err != nil {
 			return err
 		}
-		paths = dirs
-	}
-	v := &validate.Validator{Options: validate.Options{Profile: opts.Profile}}
-	if opts.Cwd != nil {
-		cwd, err := opts.Cwd()
-		if err != nil {
-			return err
+		for _, d := range dirs {
+			if !exclude.Excluded(d) {
+				paths = append(paths, d)
+			}
 		}
-		v.BaseDir = cwd
 	}
+	v := &validate.Validator{Options: validate.Options{Profile: opts.Profile, Levels: levels, Exclude: exclude}, BaseDir: cwd}
 	stop := startProgress(opts, v)
 	rep, err := v.Run(ctx, paths)
 	stop()
@@ -151,9 +246,9 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 	case "json":
 		err = rep.WriteJSON(out, opts.Strict)
 	case "github":
-		err = rep.WriteGitHub(out, opts.Strict)
+		err = rep.RelativeTo(cwd, agents.RepoTop(cwd)).WriteGitHub(out, opts.Strict)
 	case "sarif":
-		err = rep.WriteSARIF(out, opts.Version)
+		err = rep.RelativeTo(cwd, agents.RepoTop(cwd)).WriteSARIF(out, opts.Version)
 	default:
 		err = writeValidateText(out, rep, opts)
 	}
@@ -170,6 +265,9 @@ func writeValidateText(w io.Writer, rep *validate.Report, opts *validateOptions)
 	tty := opts.IO.IsStdoutTTY()
 	st := render.ForStdout(opts.IO)
 	if err := findings.WriteText(w, rep.Findings(), findingStyle(opts.IO, true)); err != nil {
+		return err
+	}
+	if err := rep.WriteRuleCounts(w); err != nil {
 		return err
 	}
 	line := rep.SummaryLine(opts.Strict)
@@ -238,4 +336,19 @@ func startProgress(opts *validateOptions, v *validate.Validator) func() {
 			fmt.Fprint(opts.IO.ErrOut, "\r\033[K")
 		}
 	}
+}
+
+// completeRuleLevels completes --rule: rule ids, then RULE=LEVEL.
+func completeRuleLevels(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	if rule, _, ok := strings.Cut(toComplete, "="); ok {
+		for _, l := range validate.LevelNames {
+			out = append(out, rule+"="+l)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	for _, r := range validate.Rules {
+		out = append(out, r.ID+"=\t"+r.Summary)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }

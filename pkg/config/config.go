@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
 // Permission actions.
@@ -43,6 +45,45 @@ type Run struct {
 	ConfirmDangerous *bool         `json:"confirmDangerous,omitempty"`
 }
 
+// RuleLevel is one entry of validate.rules: a rule id and the level it is
+// set to (off, info, warning or error), with where it was set.
+type RuleLevel struct {
+	Rule  string `json:"rule"`
+	Level string `json:"level"`
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+}
+
+// ExcludePattern is one entry of validate.exclude: a pattern in .gitignore
+// syntax, relative to Base — the folder of the file that sets it, or ""
+// for the user's own config file (the working folder's repository top).
+type ExcludePattern struct {
+	Glob string `json:"glob"`
+	Base string `json:"base,omitempty"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// Validate holds the validate: section, a lint preference that a
+// project's file may set freely.
+type Validate struct {
+	// Rules in merge order: a later entry for the same rule wins.
+	Rules   []RuleLevel      `json:"rules,omitempty"`
+	Exclude []ExcludePattern `json:"exclude,omitempty"`
+}
+
+// Levels returns the level each rule is set to, the last setting winning.
+func (v Validate) Levels() map[string]string {
+	if len(v.Rules) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(v.Rules))
+	for _, r := range v.Rules {
+		m[r.Rule] = r.Level
+	}
+	return m
+}
+
 // Config is the merged configuration.
 type Config struct {
 	// Paths are extra skill roots (absolute, resolved against the file's folder).
@@ -54,6 +95,7 @@ type Config struct {
 	// Permissions are checked in order; the first match wins.
 	Permissions []PermissionRule `json:"permissions,omitempty"`
 	Run         Run              `json:"run"`
+	Validate    Validate         `json:"validate"`
 	// Files are the files that were read, in merge order.
 	Files []string `json:"files,omitempty"`
 	// Warnings name what was ignored: an untrusted file, a project setting
@@ -163,7 +205,7 @@ func Load(files ...File) (*Config, error) {
 				scope = top
 			}
 		}
-		if err := c.merge(f.Path, data, scope); err != nil {
+		if err := c.merge(f.Path, data, scope, f.Project || f.Explicit); err != nil {
 			return nil, err
 		}
 		c.Files = append(c.Files, f.Path)
@@ -174,7 +216,7 @@ func Load(files ...File) (*Config, error) {
 // Parse merges one file's content into a fresh config (for tests and tools).
 func Parse(file string, data []byte) (*Config, error) {
 	c := &Config{}
-	if err := c.merge(file, data, ""); err != nil {
+	if err := c.merge(file, data, "", true); err != nil {
 		return nil, err
 	}
 	c.Files = []string{file}
@@ -183,7 +225,10 @@ func Parse(file string, data []byte) (*Config, error) {
 
 // merge reads one file into c. project, when set, is the folder of a
 // project file's repository: the file may then only tighten what c holds.
-func (c *Config) merge(file string, data []byte, project string) error {
+// anchored says whether the file's exclude patterns are relative to its
+// own folder (a project or explicit file) rather than to the working
+// folder's repository (the user's file).
+func (c *Config) merge(file string, data []byte, project string, anchored bool) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
@@ -283,8 +328,16 @@ func (c *Config) merge(file string, data []byte, project string) error {
 			if err := c.mergeRun(file, v, loosens); err != nil {
 				return err
 			}
+		case "validate":
+			base := ""
+			if anchored {
+				base = dir
+			}
+			if err := c.mergeValidate(file, v, base); err != nil {
+				return err
+			}
 		default:
-			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run)", k.Value)
+			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run, validate)", k.Value)
 		}
 	}
 	return nil
@@ -353,6 +406,64 @@ func (c *Config) mergeRun(file string, v *yaml.Node, loosens func(*yaml.Node, st
 			c.Run.Isolation = val.Value
 		default:
 			return errAt(k, "unknown key run.%s (known: defaultMode, timeout, enableDirectMode, isolation, confirmDangerous)", k.Value)
+		}
+	}
+	return nil
+}
+
+// levelNames are the levels a validate rule can be set to.
+var levelNames = []string{"off", "info", "warning", "error"}
+
+func (c *Config) mergeValidate(file string, v *yaml.Node, base string) error {
+	errAt := func(n *yaml.Node, format string, a ...any) error {
+		return &Error{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
+	}
+	if v.Kind != yaml.MappingNode {
+		return errAt(v, "validate must be a mapping with rules: and exclude:")
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		switch k.Value {
+		case "rules":
+			if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+				continue
+			}
+			if val.Kind != yaml.MappingNode {
+				return errAt(val, "validate.rules must map rule ids to off, info, warning or error")
+			}
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				rk, rv := val.Content[j], val.Content[j+1]
+				lvl := strings.ToLower(rv.Value)
+				if rv.Kind != yaml.ScalarNode || !slices.Contains(levelNames, lvl) {
+					if rv.Kind == yaml.ScalarNode && rv.Tag == "!!bool" && rv.Value == "false" {
+						return errAt(rv, "validate.rules.%s: write off (quoted or not) rather than false", rk.Value)
+					}
+					return errAt(rv, "validate.rules.%s must be off, info, warning or error, not %q", rk.Value, rv.Value)
+				}
+				c.Validate.Rules = append(c.Validate.Rules, RuleLevel{Rule: rk.Value, Level: lvl, File: file, Line: rk.Line})
+			}
+		case "exclude":
+			var items []*yaml.Node
+			switch {
+			case val.Kind == yaml.ScalarNode && val.Tag == "!!null":
+			case val.Kind == yaml.ScalarNode:
+				items = []*yaml.Node{val}
+			case val.Kind == yaml.SequenceNode:
+				items = val.Content
+			default:
+				return errAt(val, "validate.exclude must be a list of patterns (.gitignore syntax)")
+			}
+			for _, it := range items {
+				if it.Kind != yaml.ScalarNode {
+					return errAt(it, "validate.exclude must be a list of patterns (.gitignore syntax)")
+				}
+				if why := skilltree.CheckGlob(it.Value); why != "" {
+					return errAt(it, "validate.exclude: %q: %s", it.Value, why)
+				}
+				c.Validate.Exclude = append(c.Validate.Exclude, ExcludePattern{Glob: it.Value, Base: base, File: file, Line: it.Line})
+			}
+		default:
+			return errAt(k, "unknown key validate.%s (known: rules, exclude)", k.Value)
 		}
 	}
 	return nil

@@ -78,6 +78,13 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 		{"bad yaml", "paths: [\n", "invalid YAML", 1},
 		{"not a map", "- a\n", "mapping", 1},
 		{"duplicate", "agents: [claude]\nagents: [codex]\n", "twice", 2},
+		{"validate not a map", "validate: strict\n", "validate must be a mapping", 1},
+		{"unknown validate key", "validate:\n  rule: {}\n", "unknown key validate.rule", 2},
+		{"bad rule level", "validate:\n  rules:\n    unknown-field: loud\n", `not "loud"`, 3},
+		{"rule level false", "validate:\n  rules:\n    unknown-field: false\n", "write off", 3},
+		{"rules not a map", "validate:\n  rules: [a]\n", "map rule ids", 2},
+		{"bad exclude", "validate:\n  exclude:\n    - \"#x\"\n", "matches nothing", 3},
+		{"exclude not a list", "validate:\n  exclude: {a: b}\n", "list of patterns", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,4 +196,32 @@ func TestUntrustedConfigIgnored(t *testing.T) {
 		assert.Equal(t, "", c.Run.Isolation)
 		assert.Contains(t, c.Warnings[0], "belongs to user 65534")
 	}
+}
+
+func TestValidateSection(t *testing.T) {
+	base := t.TempDir()
+	user := write(t, filepath.Join(base, "xdg", "skillctl", "config.yaml"), `
+validate:
+  rules:
+    unknown-field: info
+    body-too-long: Warning
+  exclude: vendor/
+`)
+	proj := write(t, filepath.Join(base, "repo", FileName), `
+validate:
+  rules:
+    unknown-field: off
+  exclude:
+    - "**/testdata/"
+    - /third_party
+`)
+	c, err := Load(File{Path: user}, File{Path: proj, Project: true})
+	require.NoError(t, err)
+	assert.Empty(t, c.Warnings, "validate settings are a lint preference: a project may set them")
+	assert.Equal(t, map[string]string{"unknown-field": "off", "body-too-long": "warning"}, c.Validate.Levels())
+	require.Len(t, c.Validate.Exclude, 3)
+	assert.Equal(t, ExcludePattern{Glob: "vendor/", File: user, Line: 6}, c.Validate.Exclude[0],
+		"the user's patterns are relative to the working folder's repository")
+	assert.Equal(t, filepath.Dir(proj), c.Validate.Exclude[1].Base, "a project's are relative to its file")
+	assert.Equal(t, 7, c.Validate.Exclude[2].Line)
 }

@@ -154,3 +154,32 @@ func ghData(s string) string {
 func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
+
+// Relative returns fs with every file name made relative to top (the
+// repository's top folder), so that annotations and code scanning find
+// the files whatever folder the check ran in. A relative name is first
+// resolved against cwd; a name outside top is left as it is.
+func Relative(fs []Finding, cwd, top string) []Finding {
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		f.File = RelativePath(f.File, cwd, top)
+		out[i] = f
+	}
+	return out
+}
+
+// RelativePath is one name of Relative.
+func RelativePath(name, cwd, top string) string {
+	if name == "" || top == "" {
+		return name
+	}
+	abs := name
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, abs)
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return name
+	}
+	return rel
+}

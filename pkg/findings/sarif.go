@@ -14,8 +14,9 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
+		Tool               sarifTool                `json:"tool"`
+		OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
+		Results            []sarifResult            `json:"results"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -56,7 +57,8 @@ type (
 		Region           *sarifRegion  `json:"region,omitempty"`
 	}
 	sarifArtifact struct {
-		URI string `json:"uri"`
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
 	}
 	sarifRegion struct {
 		StartLine   int `json:"startLine"`
@@ -80,6 +82,9 @@ type Tool struct {
 	Version        string
 	InformationURI string
 	Rules          []Rule
+	// SrcRoot, when set, is the absolute folder that relative file names
+	// are relative to (the repository top): the log names it SRCROOT.
+	SrcRoot string
 }
 
 // SARIFLevel maps a severity to a SARIF level.
@@ -112,12 +117,22 @@ func WriteSARIF(w io.Writer, tool Tool, fs []Finding) error {
 		})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}
+	if tool.SrcRoot != "" {
+		root := sarifURI(tool.SrcRoot)
+		if !strings.HasSuffix(root, "/") {
+			root += "/"
+		}
+		run.OriginalURIBaseIDs = map[string]sarifArtifact{"SRCROOT": {URI: root}}
+	}
 	for _, f := range fs {
 		msg := f.Message
 		if f.Hint != "" {
 			msg += ". Fix: " + f.Hint
 		}
 		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(f.File)}}}
+		if tool.SrcRoot != "" && !filepath.IsAbs(f.File) {
+			loc.PhysicalLocation.ArtifactLocation.URIBaseID = "SRCROOT"
+		}
 		if f.Line > 0 {
 			loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column}
 		}

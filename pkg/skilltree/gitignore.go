@@ -172,3 +172,85 @@ func globRegexp(g string) string {
 	}
 	return b.String()
 }
+
+// Pattern is one exclude pattern in .gitignore syntax, relative to Base
+// (the folder of the file that sets it).
+type Pattern struct {
+	Glob string
+	Base string
+}
+
+// Matcher decides whether a folder is excluded by a list of patterns
+// (config validate.exclude). The zero or nil Matcher excludes nothing.
+type Matcher struct {
+	rules []*ignoreRules
+}
+
+// NewMatcher compiles patterns; those sharing a Base are read together, so
+// that a later "!pattern" takes back an earlier one as in .gitignore.
+func NewMatcher(patterns []Pattern) *Matcher {
+	m := &Matcher{}
+	byBase := map[string]*ignoreRules{}
+	for _, p := range patterns {
+		pats := parseGitignore([]byte(p.Glob))
+		if len(pats) == 0 {
+			continue
+		}
+		r := byBase[p.Base]
+		if r == nil {
+			r = &ignoreRules{base: p.Base}
+			byBase[p.Base] = r
+			m.rules = append(m.rules, r)
+		}
+		r.patterns = append(r.patterns, pats...)
+	}
+	return m
+}
+
+// Excluded reports whether the folder at abs, or a folder above it, is
+// excluded.
+func (m *Matcher) Excluded(abs string) bool {
+	if m == nil || len(m.rules) == 0 {
+		return false
+	}
+	for d := abs; ; {
+		for _, r := range m.rules {
+			if r.ignored(d) {
+				return true
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// excludes reports whether the folder at abs is excluded by a pattern
+// (its parents were checked on the way down).
+func (m *Matcher) excludes(abs string) bool {
+	if m == nil {
+		return false
+	}
+	for _, r := range m.rules {
+		if r.ignored(abs) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckGlob reports why a pattern cannot be used ("" when it can).
+func CheckGlob(g string) string {
+	if strings.TrimSpace(g) == "" {
+		return "the pattern is empty"
+	}
+	if strings.ContainsAny(g, "\n\r") {
+		return "the pattern holds a line break"
+	}
+	if len(parseGitignore([]byte(g))) == 0 {
+		return "the pattern matches nothing (a line starting with # is a comment; write \\# for a name that starts with #)"
+	}
+	return ""
+}

@@ -57,6 +57,9 @@ type Options struct {
 	Workers int
 	// Fast reads SKILL.md with the listing reader (see skill.ReadSkillFileAt).
 	Fast bool
+	// Exclude leaves out the folders it matches, and all below them.
+	// Tree walks only.
+	Exclude *Matcher
 }
 
 // Found is one skill folder, or one thing in the way of finding one.
@@ -347,6 +350,9 @@ func (w *walker) push(p *pool, f *Found, ents []fs.DirEntry, rules *ignoreRules)
 			continue
 		}
 		if rules != nil && rules.ignored(filepath.Join(f.Dir, name)) {
+			continue
+		}
+		if w.o.Exclude != nil && w.o.Exclude.excludes(filepath.Join(f.Dir, name)) {
 			continue
 		}
 		if isDir {

@@ -136,6 +136,28 @@ func TestGitIgnore(t *testing.T) {
 	assert.Len(t, skills, 11, "without GitIgnore nothing is left out")
 }
 
+func TestExclude(t *testing.T) {
+	repo := t.TempDir()
+	for _, rel := range []string{"skills/a", "skills/b", "vendor/c", "sub/vendor/d", "sub/testdata/e", "x/testdata/deep/f", "keep/g"} {
+		write(t, repo, rel+"/SKILL.md", md)
+	}
+	m := NewMatcher([]Pattern{{Glob: "/vendor/", Base: repo}, {Glob: "testdata", Base: repo}, {Glob: "skills/b", Base: repo},
+		{Glob: "sub/*", Base: filepath.Join(repo, "elsewhere")}})
+	skills, _ := walk(t, repo, Options{Layout: Tree, Exclude: m})
+	assert.Equal(t, []string{"keep/g", "skills/a", "sub/vendor/d"}, skills)
+	skills, _ = walk(t, filepath.Join(repo, "skills"), Options{Layout: Tree, Exclude: m})
+	assert.Equal(t, []string{"a"}, skills, "patterns are relative to their base, not to the walked folder")
+	assert.True(t, m.Excluded(filepath.Join(repo, "x", "testdata", "deep", "f")), "a folder below an excluded one")
+	assert.False(t, m.Excluded(filepath.Join(repo, "keep", "g")))
+	assert.False(t, (*Matcher)(nil).Excluded(repo))
+	m = NewMatcher([]Pattern{{Glob: "skills/*", Base: repo}, {Glob: "!skills/a", Base: repo}})
+	skills, _ = walk(t, filepath.Join(repo, "skills"), Options{Layout: Tree, Exclude: m})
+	assert.Equal(t, []string{"a"}, skills, "a later ! pattern takes one back")
+	assert.NotEmpty(t, CheckGlob("# a comment"))
+	assert.NotEmpty(t, CheckGlob(" "))
+	assert.Empty(t, CheckGlob("vendor/"))
+}
+
 func TestInList(t *testing.T) {
 	assert.Equal(t, []string{"."}, InList([]string{"SKILL.md", "sub/SKILL.md"}))
 	assert.Equal(t, []string{"a", "b/c", "lower"}, InList([]string{

@@ -168,7 +168,14 @@ func trimSpace(s string) string { return strings.TrimFunc(s, isSpace) }
 func checkName(c *checker) {
 	k, n := c.field("name")
 	if n == nil {
-		c.addNode("name-missing", c.missingAt(), "add name: "+c.t.dirName, "the required field name is missing")
+		hint := "add name: followed by the skill's name in lowercase letters, digits and hyphens"
+		if fixed := suggestName(norm.NFKC.String(c.t.dirName)); fixed != "" {
+			hint = "add name: " + fixed
+			if fixed != c.t.dirName {
+				hint += " and rename the folder to " + fixed
+			}
+		}
+		c.addNode("name-missing", c.missingAt(), hint, "the required field name is missing")
 		return
 	}
 	if n.Kind != yaml.ScalarNode {
@@ -183,27 +190,53 @@ func checkName(c *checker) {
 	}
 	name := norm.NFKC.String(raw)
 	before := len(c.res.Findings)
+	// Every hint that proposes a name proposes a valid one.
+	fixed := suggestName(name)
+	useFixed := func(what string) string {
+		if fixed == "" {
+			return what + ", e.g. pdf-tools"
+		}
+		return what + ", e.g. name: " + fixed
+	}
 	for _, is := range skill.NameIssues(name) {
 		switch is.Kind {
 		case skill.NameTooLong:
-			c.addNode("name-too-long", n, "", "name %q is %d characters long; the limit is %d", name, is.Length, MaxNameLength)
+			hint := ""
+			if fixed != "" {
+				hint = "shorten the name to 64 characters or fewer (e.g. " + fixed + ") and rename the folder to match"
+			}
+			c.addNode("name-too-long", n, hint, "name %q is %d characters long; the limit is %d", name, is.Length, MaxNameLength)
 		case skill.NameUppercase:
-			c.addNode("name-format", n, "write the name in lowercase: "+is.Lower, "name %q must be lowercase", name)
+			hint := "write the name in lowercase: " + is.Lower
+			if suggestName(is.Lower) != is.Lower {
+				hint = useFixed("write the name in lowercase letters, digits and single hyphens")
+			}
+			c.addNode("name-format", n, hint, "name %q must be lowercase", name)
 		case skill.NameHyphenEnd:
-			c.addNode("name-format", n, "remove the leading or trailing hyphen", "name %q starts or ends with a hyphen", name)
+			c.addNode("name-format", n, useFixed("remove the leading or trailing hyphen"), "name %q starts or ends with a hyphen", name)
 		case skill.NameDoubleHyphen:
-			c.addNode("name-format", n, "use single hyphens between words", "name %q contains consecutive hyphens", name)
+			c.addNode("name-format", n, useFixed("use single hyphens between words"), "name %q contains consecutive hyphens", name)
 		case skill.NameBadChars:
-			c.addNode("name-format", n, "use only letters, digits and hyphens",
+			c.addNode("name-format", n, useFixed("use only letters, digits and hyphens"),
 				"name %q contains invalid characters (%s); only letters, digits and hyphens are allowed", name, strings.Join(is.Chars, " "))
 		}
 	}
 	badFormat := len(c.res.Findings) > before
 	if c.t.dirName != "" {
 		if dir := norm.NFKC.String(c.t.dirName); dir != name {
-			hint := "rename the folder to " + name + " or set name: " + dir
-			if badFormat {
+			var hint string
+			dirOK := suggestName(dir) == dir
+			switch {
+			case !badFormat && dirOK:
+				hint = "rename the folder to " + name + " or set name: " + dir
+			case !badFormat:
+				hint = "rename the folder to " + name
+			case dirOK:
 				hint = "set name: " + dir + " (and keep the folder's name)"
+			case fixed != "":
+				hint = "set name: " + fixed + " and rename the folder to " + fixed
+			default:
+				hint = "give the skill a name of lowercase letters, digits and hyphens, and the folder the same name"
 			}
 			c.addNode("name-dir-mismatch", n, hint,
 				"name %q does not match the folder name %q", name, c.t.dirName)
@@ -582,4 +615,18 @@ func checkBodySize(c *checker) {
 	if t := skill.EstimateTokens(len(body)); t > MaxBodyTokens {
 		c.add("body-too-many-tokens", "", c.doc.BodyLine, 1, "", "the body is about %d tokens; keep it under %d", t, MaxBodyTokens)
 	}
+}
+
+// suggestName returns name when it is a valid skill name, else the valid
+// name closest to it: its slug, cut to the length limit ("" when it has
+// no letter or digit of a-z0-9).
+func suggestName(name string) string {
+	if len(skill.NameIssues(name)) == 0 {
+		return name
+	}
+	s := skill.Slug(name)
+	if len(s) > MaxNameLength {
+		s = strings.TrimRight(s[:MaxNameLength], "-")
+	}
+	return s
 }

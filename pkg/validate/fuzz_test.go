@@ -33,7 +33,7 @@ func FuzzParse(f *testing.F) {
 	})
 	tables := make([]*profileTable, 0, len(Profiles))
 	for _, p := range Profiles {
-		tables = append(tables, newProfileTable(p))
+		tables = append(tables, newProfileTable(p, nil))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := skill.Parse(data, "SKILL.md")

@@ -3,6 +3,8 @@ package validate
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
 
 	"github.com/skillctl/skillctl/pkg/findings"
 )
@@ -36,7 +38,7 @@ func (r *Report) Failed(strict bool) bool { return r.Summary(strict).Failed > 0 
 
 // WithoutInfo returns a copy of the report without info findings (--quiet).
 func (r *Report) WithoutInfo() *Report {
-	out := &Report{Profile: r.Profile, Results: make([]*Result, len(r.Results))}
+	out := &Report{Profile: r.Profile, pt: r.pt, Skipped: r.Skipped, SrcRoot: r.SrcRoot, Results: make([]*Result, len(r.Results))}
 	for i, res := range r.Results {
 		cp := *res
 		cp.Findings = make([]Finding, 0, len(res.Findings))
@@ -56,7 +58,9 @@ type JSONReport struct {
 	Strict  bool         `json:"strict"`
 	Valid   bool         `json:"valid"`
 	Summary Summary      `json:"summary"`
-	Skills  []JSONResult `json:"skills"`
+	// Rules counts the findings per rule (as the text output's last lines).
+	Rules  []RuleCount  `json:"rules"`
+	Skills []JSONResult `json:"skills"`
 }
 
 // JSONResult is one skill in a JSONReport.
@@ -75,7 +79,10 @@ type JSONResult struct {
 func (r *Report) JSON(strict bool) JSONReport {
 	sum := r.Summary(strict)
 	out := JSONReport{Profile: r.Profile, Strict: strict, Valid: sum.Failed == 0, Summary: sum,
-		Skills: make([]JSONResult, 0, len(r.Results))}
+		Rules: r.RuleCounts(), Skills: make([]JSONResult, 0, len(r.Results))}
+	if out.Rules == nil {
+		out.Rules = []RuleCount{}
+	}
 	for _, res := range r.Results {
 		fs := res.Findings
 		if fs == nil {
@@ -116,4 +123,83 @@ func (r *Report) WriteGitHub(w io.Writer, strict bool) error {
 	}
 	_, err := fmt.Fprintln(w, r.SummaryLine(strict))
 	return err
+}
+
+// RuleCount is how many findings one rule made in a report.
+type RuleCount struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Count    int    `json:"count"`
+}
+
+// RuleCounts counts the findings per rule and severity: errors first,
+// then warnings, then infos, the most frequent first within each.
+func (r *Report) RuleCounts() []RuleCount {
+	idx := map[[2]string]int{}
+	var out []RuleCount
+	for _, res := range r.Results {
+		for _, f := range res.Findings {
+			k := [2]string{f.Rule, f.Severity}
+			i, ok := idx[k]
+			if !ok {
+				i = len(out)
+				idx[k] = i
+				out = append(out, RuleCount{Rule: f.Rule, Severity: f.Severity})
+			}
+			out[i].Count++
+		}
+	}
+	rank := map[string]int{Error: 0, Warning: 1, Info: 2}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if rank[a.Severity] != rank[b.Severity] {
+			return rank[a.Severity] < rank[b.Severity]
+		}
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+// WriteRuleCounts writes the per-rule summary of the text output: a
+// heading, then one line per rule ("  COUNT  SEVERITY  RULE"); nothing
+// when there are no findings.
+func (r *Report) WriteRuleCounts(w io.Writer) error {
+	counts := r.RuleCounts()
+	if len(counts) == 0 {
+		return nil
+	}
+	width := 1
+	for _, c := range counts {
+		width = max(width, len(strconv.Itoa(c.Count)))
+	}
+	if _, err := fmt.Fprintln(w, "\nFindings by rule:"); err != nil {
+		return err
+	}
+	for _, c := range counts {
+		if _, err := fmt.Fprintf(w, "  %*d  %-7s  %s\n", width, c.Count, c.Severity, c.Rule); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RelativeTo returns a copy of the report whose file names are relative to
+// top, the repository's top folder (names are resolved against cwd
+// first); SARIF then names top as SRCROOT. An empty top changes nothing.
+func (r *Report) RelativeTo(cwd, top string) *Report {
+	if top == "" {
+		return r
+	}
+	out := &Report{Profile: r.Profile, pt: r.pt, Skipped: r.Skipped, SrcRoot: top, Results: make([]*Result, len(r.Results))}
+	for i, res := range r.Results {
+		cp := *res
+		cp.Dir = findings.RelativePath(res.Dir, cwd, top)
+		cp.File = findings.RelativePath(res.File, cwd, top)
+		cp.Findings = findings.Relative(res.Findings, cwd, top)
+		out.Results[i] = &cp
+	}
+	return out
 }

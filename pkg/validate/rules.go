@@ -1,6 +1,11 @@
 package validate
 
-import "github.com/skillctl/skillctl/pkg/skill"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/skillctl/skillctl/pkg/skill"
+)
 
 // Severities, and Off for a rule a profile does not apply.
 const (
@@ -205,3 +210,35 @@ var rulesByID = func() map[string]*Rule {
 
 // RuleByID returns the rule with id, or nil.
 func RuleByID(id string) *Rule { return rulesByID[id] }
+
+// LevelNames are the levels a rule can be set to (config validate.rules, --rule).
+var LevelNames = []string{"off", Info, Warning, Error}
+
+// RuleIDs lists every rule id, in the order of Rules.
+func RuleIDs() []string {
+	ids := make([]string, len(Rules))
+	for i, r := range Rules {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// CheckLevel reports why rule cannot be set to level: an unknown rule
+// (with the closest ids) or level.
+func CheckLevel(rule, level string) error {
+	if RuleByID(rule) == nil {
+		msg := fmt.Sprintf("unknown rule %q", rule)
+		if near := skill.Closest(rule, RuleIDs()); len(near) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
+		} else {
+			msg += " ('skillctl validate --help' points to the list of rules)"
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	for _, l := range LevelNames {
+		if level == l {
+			return nil
+		}
+	}
+	return fmt.Errorf("rule %s: level must be off, info, warning or error, not %q", rule, level)
+}

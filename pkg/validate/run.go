@@ -39,6 +39,11 @@ type Report struct {
 	// Skipped are symbolic links in trees that were not followed (see
 	// pkg/skilltree); they are warned about, not validated.
 	Skipped []catalog.Problem `json:"-"`
+	// SrcRoot is the folder relative file names are relative to, when
+	// RelativeTo made them so ("" otherwise).
+	SrcRoot string `json:"-"`
+	// pt is the severity of each rule the report was made with.
+	pt *profileTable
 }
 
 // Run validates every input. A path that does not exist is an error wrapping
@@ -69,7 +74,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 		}
 		inputs = append(inputs, input{display: p, abs: abs, info: fi})
 	}
-	r := &runner{pt: newProfileTable(v.Profile), ctx: ctx, progress: v.Progress, counts: make([]atomic.Int64, len(inputs))}
+	r := &runner{pt: newProfileTable(v.Profile, v.Levels), ctx: ctx, progress: v.Progress, counts: make([]atomic.Int64, len(inputs))}
 	var skipped []catalog.Problem
 	var skippedMu sync.Mutex
 	for i, in := range inputs {
@@ -77,7 +82,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 			r.file(i, in.display, in.abs)
 			continue
 		}
-		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, GitIgnore: true},
+		err := skilltree.Walk(ctx, in.abs, skilltree.Options{Layout: skilltree.Tree, Workers: v.Workers, GitIgnore: true, Exclude: v.Exclude},
 			func(f *skilltree.Found) {
 				if f.Skipped() {
 					skippedMu.Lock()
@@ -111,7 +116,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 		return x.res.Dir < y.res.Dir
 	})
 	sort.Slice(skipped, func(a, b int) bool { return skipped[a].Path < skipped[b].Path })
-	rep := &Report{Profile: r.pt.profile, Results: make([]*Result, len(r.results)), Skipped: skipped}
+	rep := &Report{Profile: r.pt.profile, pt: r.pt, Results: make([]*Result, len(r.results)), Skipped: skipped}
 	for i, x := range r.results {
 		rep.Results[i] = x.res
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
 // Profiles.
@@ -46,6 +47,13 @@ type Options struct {
 	// instead of the folder's own (install validates skills in staging
 	// folders, under the name they will be installed as).
 	DirName string
+	// Levels set the severity of rules by id (error, warning, info or
+	// off), over the profile's (config validate.rules, --rule); see
+	// CheckLevel.
+	Levels map[string]string
+	// Exclude leaves out the skill folders it matches in tree walks (config
+	// validate.exclude).
+	Exclude *skilltree.Matcher
 }
 
 // Result is the validation of one skill folder.
@@ -90,7 +98,7 @@ func Dir(dir string, opts Options) *Result {
 	if err != nil {
 		abs = dir
 	}
-	pt := newProfileTable(opts.Profile)
+	pt := newProfileTable(opts.Profile, opts.Levels)
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		if !strings.EqualFold(filepath.Base(abs), "SKILL.md") {
 			return notASkill(pt, dir)
@@ -240,7 +248,7 @@ type profileTable struct {
 	checks  []*check
 }
 
-func newProfileTable(profile string) *profileTable {
+func newProfileTable(profile string, levels map[string]string) *profileTable {
 	if profile == "" {
 		profile = ProfileDefault
 	}
@@ -249,6 +257,12 @@ func newProfileTable(profile string) *profileTable {
 	seen := map[*check]bool{}
 	for _, r := range Rules {
 		s := r.Severity.For(profile)
+		if l, ok := levels[r.ID]; ok {
+			s = l
+			if l == findings.Off {
+				s = Off
+			}
+		}
 		pt.sev[r.ID] = s
 		pt.hint[r.ID] = r.Hint
 		if s != Off && r.check != nil && !seen[r.check] {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -511,4 +512,64 @@ func TestLinksOutsideTheSkill(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(msgs, "\n"), "scripts/run.sh is a symbolic link to "+outside)
 	assert.Contains(t, strings.Join(msgs, "\n"), "scripts/gone is a symbolic link to \"../nowhere\", which does not resolve")
+}
+
+// Every hint that proposes a name proposes one that passes the name rules.
+func TestHintsProposeValidNames(t *testing.T) {
+	root := t.TempDir()
+	cases := map[string]string{
+		"toggl-automation": "Toggl Automation",
+		"my_skill":         "my_skill",
+		"x":                "-2chat--Automation-",
+		"Caps_Folder":      "",
+		"long":             strings.Repeat("Ab_", 30),
+	}
+	var paths []string
+	for dir, name := range cases {
+		md := "---\ndescription: Does things.\n---\n"
+		if name != "" {
+			md = "---\nname: " + name + "\ndescription: Does things.\n---\n"
+		}
+		writeFile(t, filepath.Join(root, dir, "SKILL.md"), md, 0o644)
+		paths = append(paths, filepath.Join(root, dir))
+	}
+	rep := run(t, ProfileDefault, paths...)
+	re := regexp.MustCompile(`(?:e\.g\. name: |e\.g\. |name: |lowercase: |rename the folder to )([^ ,()]+)`)
+	n := 0
+	for _, f := range rep.Findings() {
+		for _, m := range re.FindAllStringSubmatch(f.Hint, -1) {
+			n++
+			assert.NoError(t, skill.CheckName(m[1]), "%s: hint %q proposes an invalid name", f.Rule, f.Hint)
+		}
+	}
+	assert.Greater(t, n, 6, "the hints propose names")
+	for _, f := range rep.Findings() {
+		if f.Rule == "name-missing" {
+			assert.Equal(t, "add name: caps-folder and rename the folder to caps-folder", f.Hint)
+		}
+	}
+}
+
+func TestRuleLevelsAndCounts(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a", "SKILL.md"), "---\nname: a\ndescription: Does a.\nfoo: 1\nbar: 2\n---\n", 0o644)
+	writeFile(t, filepath.Join(root, "b", "SKILL.md"), "---\nname: b\ndescription: Does b.\nfoo: 1\n---\n[x](missing.md)\n", 0o644)
+	rep := run(t, ProfileDefault, root)
+	assert.Equal(t, []RuleCount{{"unknown-field", Warning, 2}, {"reference-missing", Warning, 1}}, rep.RuleCounts())
+	v := &Validator{Options: Options{Levels: map[string]string{"unknown-field": "off", "reference-missing": Error, "name-reserved": Error}}}
+	rep, err := v.Run(context.Background(), []string{root})
+	require.NoError(t, err)
+	assert.Equal(t, []RuleCount{{"reference-missing", Error, 1}}, rep.RuleCounts())
+	assert.True(t, rep.Failed(false))
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteRuleCounts(&buf))
+	assert.Equal(t, "\nFindings by rule:\n  1  error    reference-missing\n", buf.String())
+	var sarif bytes.Buffer
+	require.NoError(t, rep.WriteSARIF(&sarif, "test"))
+	assert.Contains(t, sarif.String(), `"id": "unknown-field",`)
+	assert.NotContains(t, sarif.String(), `"uriBaseId"`)
+
+	assert.NoError(t, CheckLevel("unknown-field", "off"))
+	assert.EqualError(t, CheckLevel("unknown-feld", "off"), `unknown rule "unknown-feld" (did you mean unknown-field?)`)
+	assert.ErrorContains(t, CheckLevel("unknown-field", "high"), `not "high"`)
 }
