@@ -54,10 +54,10 @@ func (r *Report) WithoutInfo() *Report {
 
 // JSONReport is the JSON shape of a report (validate --format json); see docs/validate.md.
 type JSONReport struct {
-	Profile string       `json:"profile"`
-	Strict  bool         `json:"strict"`
-	Valid   bool         `json:"valid"`
-	Summary Summary      `json:"summary"`
+	Profile string  `json:"profile"`
+	Strict  bool    `json:"strict"`
+	Valid   bool    `json:"valid"`
+	Summary Summary `json:"summary"`
 	// Rules counts the findings per rule (as the text output's last lines).
 	Rules  []RuleCount  `json:"rules"`
 	Skills []JSONResult `json:"skills"`
