@@ -11,7 +11,9 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/safetext"
+	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/index"
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 type indexOptions struct {
@@ -22,11 +24,15 @@ type indexOptions struct {
 	Cwd    func() (string, error)
 	Quiet  bool
 
-	Paths  []string
-	Format string
-	Style  string
-	Write  string
-	Out    string
+	Paths   []string
+	Sources []string
+	Format  string
+	// FormatSet is whether --format (or --json) was given; without it
+	// --write picks the format by the file's extension.
+	FormatSet bool
+	Style     string
+	Write     string
+	Out       string
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newIndexCmd(f, nil) }) }
@@ -34,12 +40,12 @@ func init() { register(func(f *Factory) *cobra.Command { return newIndexCmd(f, n
 func newIndexCmd(f *Factory, runF func(context.Context, *indexOptions) error) *cobra.Command {
 	opts := &indexOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "index [<path>...] [--format <format>] [--style <style>] [--write <file>] [--out <dir>]",
+		Use:   "index [<path>...] [--format <format>] [--style <style>] [--source <tier>]... [--write <file>] [--out <dir>]",
 		Short: "Print the skills as a catalog for agents",
 		Long: `Print the skills an agent may use in a form it reads: the <available_skills>
 block of the agentskills.io reference (xml, the default), a catalog for lazy
 loading, a Markdown prompt section, JSON, function-calling tool definitions,
-or a static .well-known site (see docs/index.md).
+or a static .well-known site.
 
 Without <path> the discovered skills are indexed (as 'skillctl list' finds
 them). A <path> is a skill folder, a SKILL.md, or a folder of skills: every
@@ -58,10 +64,18 @@ Formats:
   tools      function-calling definitions: skill, read_skill_file, skill:<name>
   wellknown  --out DIR: .well-known/agent-skills/index.json and the archives
 
+--source TIER keeps only the skills of that tier (user, project, env, path,
+plugin; repeatable).
+
 --write FILE puts the output between <!-- skillctl:begin --> and
 <!-- skillctl:end --> in FILE, creating the file or the block when missing and
-keeping everything else byte for byte. The file is replaced atomically, and
-only when its content changes.`,
+keeping everything else byte for byte (a .json file is replaced whole, as
+JSON has no comments). The file is replaced atomically, and only when its
+content changes. Without --format the format follows the extension: .md
+catalog, .json json, .xml xml. For a FILE inside a repository, only that
+repository's skills are indexed (--source or a <path> chooses others), and
+their paths are relative to FILE's folder, so that the committed file is
+right in every clone.`,
 		Annotations: exitStatus(`  0  the index was printed or written
   1  the index could not be built or written (nothing was changed)
   2  bad flags or arguments
@@ -69,12 +83,29 @@ only when its content changes.`,
 		Example: `  skillctl index
   skillctl index --format markdown --style tool
   skillctl index --format tools > tools.json
-  skillctl index ./skills --write AGENTS.md
+  skillctl index --write AGENTS.md
+  skillctl index --source user --source project --format markdown
   skillctl index --format wellknown --out public/`,
 		ValidArgsFunction: completeFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.Quiet = f.Global.Quiet
+			opts.FormatSet = cmd.Flags().Changed("format") || f.Global.JSON
+			if !opts.FormatSet && opts.Write != "" {
+				if ff := index.FormatForFile(opts.Write); ff != "" {
+					opts.Format = ff
+				}
+			}
+			var sources []string
+			for _, src := range opts.Sources {
+				for _, one := range strings.Split(src, ",") {
+					if !slices.Contains(skill.Sources, one) {
+						return FlagErrorf("--source must be one of %s, not %q", strings.Join(skill.Sources, ", "), one)
+					}
+					sources = append(sources, one)
+				}
+			}
+			opts.Sources = sources
 			if f.Global.JSON {
 				if cmd.Flags().Changed("format") && opts.Format != index.FormatJSON {
 					return FlagErrorf("--json prints the json format; drop --json or --format %s", opts.Format)
@@ -114,6 +145,8 @@ only when its content changes.`,
 	fl.StringVar(&opts.Format, "format", index.FormatXML, "output `FORMAT`: {xml|catalog|markdown|json|tools|wellknown}")
 	fl.StringVar(&opts.Style, "style", index.StyleAwareness, "Markdown `STYLE`: {awareness|direct|tool}")
 	fl.StringVar(&opts.Write, "write", "", "put the index into `FILE` between skillctl's marker comments")
+	fl.StringArrayVar(&opts.Sources, "source", nil, "only skills of `TIER`: {user|project|env|path|plugin} (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("source", fixedCompletion(skill.Sources...))
 	fl.StringVar(&opts.Out, "out", "", "write the wellknown site into `DIR`")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(index.Formats...))
 	_ = cmd.RegisterFlagCompletionFunc("style", fixedCompletion(index.Styles...))
@@ -158,6 +191,27 @@ func indexRun(ctx context.Context, opts *indexOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(opts.Sources) > 0 {
+		all = slices.DeleteFunc(all, func(it index.Item) bool { return !slices.Contains(opts.Sources, it.Skill.Source) })
+	}
+	file := ""
+	if opts.Write != "" {
+		file = opts.Write
+		if !filepath.IsAbs(file) {
+			cwd, err := opts.Cwd()
+			if err != nil {
+				return err
+			}
+			file = filepath.Join(cwd, file)
+		}
+		var outside int
+		var repo string
+		all, outside, repo = relativeToFile(all, file, len(opts.Paths) == 0 && len(opts.Sources) == 0)
+		if outside > 0 && !opts.Quiet {
+			fmt.Fprintf(opts.IO.ErrOut, "left out %s from outside the repository %s (--source user, --source project, … index them too)\n",
+				plural(outside, "skill"), repo)
+		}
+	}
 	items, left := index.Select(all, disabled)
 	if !opts.Quiet {
 		for _, x := range left {
@@ -179,15 +233,11 @@ func indexRun(ctx context.Context, opts *indexOptions) error {
 		_, err := fmt.Fprint(opts.IO.Out, text)
 		return err
 	}
-	file := opts.Write
-	if !filepath.IsAbs(file) {
-		cwd, err := opts.Cwd()
-		if err != nil {
-			return err
-		}
-		file = filepath.Join(cwd, file)
+	write := index.WriteBlock
+	if strings.EqualFold(filepath.Ext(file), ".json") {
+		write = index.WriteWhole
 	}
-	changed, err := index.WriteBlock(file, []byte(buf.String()))
+	changed, err := write(file, []byte(buf.String()))
 	if err != nil {
 		return fmt.Errorf("index --write: %w", err)
 	}
@@ -231,6 +281,37 @@ func indexWellKnown(ctx context.Context, opts *indexOptions, items []index.Item)
 			plural(len(idx.Skills), "skill"), dir, len(idx.Skills)-archives, archives)
 	}
 	return nil
+}
+
+// relativeToFile prepares the items of an index written into file: when
+// file is inside a repository, the paths of the skills inside it become
+// relative to file's folder and, with onlyRepo, the skills outside it are
+// left out (outside counts them; repo names the repository's top).
+func relativeToFile(items []index.Item, file string, onlyRepo bool) (kept []index.Item, outside int, repo string) {
+	dir := filepath.Dir(file)
+	top := agents.RepoTop(dir)
+	if top == "" {
+		return items, 0, ""
+	}
+	realTop, realDir := top, dir
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		realTop = r
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		realDir = r
+	}
+	for _, it := range items {
+		if !skill.Within(realTop, filepath.Dir(it.Location())) {
+			if onlyRepo {
+				outside++
+				continue
+			}
+		} else {
+			it.RelTo = realDir
+		}
+		kept = append(kept, it)
+	}
+	return kept, outside, top
 }
 
 func plural(n int, word string) string {

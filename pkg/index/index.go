@@ -44,11 +44,42 @@ type Item struct {
 	// RealDir is the skill folder with symbolic links resolved. When empty it
 	// is resolved on demand.
 	RealDir string
+	// RelTo, when set, is the folder (absolute, links resolved) that
+	// Location and Dir are relative to: the folder of the file an index is
+	// written into, for paths that stay right when the repository is
+	// cloned elsewhere.
+	RelTo string
 }
 
-// Location is the absolute path of the skill's SKILL.md with symbolic links
-// resolved, as the reference to-prompt prints it.
+// Location is the path of the skill's SKILL.md with symbolic links
+// resolved: absolute, as the reference to-prompt prints it, or relative to
+// RelTo (slash-separated) when that is set.
 func (it Item) Location() string {
+	loc := it.absLocation()
+	if it.RelTo == "" {
+		return loc
+	}
+	return relSlash(it.RelTo, loc)
+}
+
+// Dir is the skill folder as an index names it: as found, or relative to
+// RelTo.
+func (it Item) Dir() string {
+	if it.RelTo == "" {
+		return it.Skill.Dir
+	}
+	return relSlash(it.RelTo, filepath.Dir(it.absLocation()))
+}
+
+func relSlash(base, p string) string {
+	rel, err := filepath.Rel(base, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (it Item) absLocation() string {
 	dir := it.RealDir
 	if dir == "" {
 		dir = it.Skill.Dir

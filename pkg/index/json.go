@@ -27,7 +27,7 @@ func JSON(items []Item) ([]byte, error) {
 	for _, it := range items {
 		s := it.Skill
 		entries = append(entries, Entry{Name: s.Name, ID: s.ID, Description: s.Description, Source: s.Source,
-			Plugin: s.Plugin, Path: s.Dir, Location: it.Location(), Tokens: s.Tokens})
+			Plugin: s.Plugin, Path: it.Dir(), Location: it.Location(), Tokens: s.Tokens})
 	}
 	return marshal(entries)
 }

@@ -2,12 +2,14 @@ package index
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
 )
@@ -108,6 +110,26 @@ func lineAt(b []byte, off int) int {
 // read-only file — and the new file keeps the old one's mode and owner (or
 // is refused when its owner could not be kept).
 func WriteBlock(file string, content []byte) (changed bool, err error) {
+	return writeInto(file, func(old []byte) ([]byte, error) { return Splice(old, content, file) })
+}
+
+// WriteWhole makes content the whole of file: JSON has no comments to
+// mark a block with, so a .json index is the file. An existing file is
+// replaced only when it is empty or holds a JSON array (an index written
+// before); anything else is refused, so that no other file is lost. The
+// rules of WriteBlock apply otherwise.
+func WriteWhole(file string, content []byte) (changed bool, err error) {
+	return writeInto(file, func(old []byte) ([]byte, error) {
+		trimmed := bytes.TrimSpace(old)
+		if len(trimmed) > 0 && (trimmed[0] != '[' || !json.Valid(trimmed)) {
+			return nil, fmt.Errorf("%s holds something other than a JSON index (a JSON array); skillctl replaces only an index it wrote: remove the file or choose another", file)
+		}
+		return content, nil
+	})
+}
+
+// writeInto replaces file with what build makes of its old content.
+func writeInto(file string, build func(old []byte) ([]byte, error)) (changed bool, err error) {
 	perm := fs.FileMode(0o644)
 	var old []byte
 	fi, err := os.Lstat(file)
@@ -128,7 +150,7 @@ func WriteBlock(file string, content []byte) (changed bool, err error) {
 	default:
 		return false, fmt.Errorf("%s: %w", file, err)
 	}
-	data, err := Splice(old, content, file)
+	data, err := build(old)
 	if err != nil {
 		return false, err
 	}
@@ -195,4 +217,19 @@ func readRegular(file string, fi fs.FileInfo) ([]byte, error) {
 		return nil, fmt.Errorf("%s changed while it was read; try again", file)
 	}
 	return io.ReadAll(f)
+}
+
+// FormatForFile is the format --write uses for file when no --format is
+// given, by its extension: .md catalog, .json json, .xml xml; "" for any
+// other (the default format applies).
+func FormatForFile(file string) string {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".md", ".markdown":
+		return FormatCatalog
+	case ".json":
+		return FormatJSON
+	case ".xml":
+		return FormatXML
+	}
+	return ""
 }
