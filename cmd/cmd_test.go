@@ -204,7 +204,7 @@ func TestExitCodeMapping(t *testing.T) {
 	e := newTestEnv(t)
 	code, _, errOut := e.run(t, false, "list", "--bogus")
 	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, errOut, "unknown flag: --bogus")
+	assert.Contains(t, errOut, "unknown flag --bogus for skillctl list;")
 	code, _, _ = e.run(t, false, "no-such-command")
 	assert.Equal(t, ExitUsage, code)
 	code, _, errOut = e.run(t, false, "list", "--color", "purple")

@@ -38,7 +38,7 @@ func TestInitFlags(t *testing.T) {
 				assert.Equal(t, "MIT", o.License)
 				assert.True(t, o.JSON)
 			}},
-		{name: "no name", args: []string{"init"}, wantErr: "accepts 1 arg"},
+		{name: "no name", args: []string{"init"}, wantErr: "skillctl init needs <name>"},
 		{name: "invalid name", args: []string{"init", "My_Skill"}, wantErr: `invalid skill name "My_Skill": it must be lowercase`},
 		{name: "path for a name", args: []string{"init", "a/b"}, wantErr: "it is a path, not a name"},
 		{name: "bad mode", args: []string{"init", "x", "--mode", "fast"}, wantErr: `--mode must be sandbox or direct, not "fast"`},

@@ -111,6 +111,7 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv fu
 	if err == nil {
 		return ExitOK
 	}
+	err = commandError(root, err)
 	code := ExitCodeOf(err)
 	if ctx.Err() != nil && code != ExitTimeout {
 		code = ExitInterrupted

@@ -68,7 +68,7 @@ func (f *Factory) Cwd() (string, error) {
 	}
 	fi, err := os.Stat(d)
 	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("-C %s: not a folder: %w", f.Global.Dir, skill.ErrNotFound)
+		return "", skill.Mark(fmt.Errorf("-C %s: not a folder", f.Global.Dir), skill.ErrNotFound)
 	}
 	return filepath.Clean(d), nil
 }
@@ -242,7 +242,7 @@ prompt and no progress.`,
 	_ = root.MarkPersistentFlagDirname("chdir")
 	_ = root.MarkPersistentFlagDirname("path")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: flagError(c, err)} })
 
 	buildersMu.Lock()
 	builders := append([]func(*Factory) *cobra.Command(nil), commandBuilders...)
@@ -289,7 +289,7 @@ func (f *Factory) applyGlobal() error {
 func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return &FlagError{Err: err}
+			return &FlagError{Err: argError(cmd, args, err)}
 		}
 		return nil
 	}

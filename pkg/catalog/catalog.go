@@ -631,7 +631,7 @@ func LoadPath(ctx context.Context, p string) (*skill.Skill, error) {
 		return nil, err
 	}
 	if !fi.IsDir() && !skilltree.IsSkillFile(filepath.Base(p)) {
-		return nil, fmt.Errorf("%s is neither a skill folder nor a SKILL.md: %w", p, skill.ErrInvalid)
+		return nil, skill.Mark(fmt.Errorf("%s is neither a skill folder nor a SKILL.md", p), skill.ErrInvalid)
 	}
 	dir, err := skilltree.One(ctx, p, p)
 	if err != nil {

@@ -54,7 +54,7 @@ func Collect(ctx context.Context, paths []string, cwd string, dropBody bool) (*C
 		}
 		switch {
 		case !fi.IsDir() && !skilltree.IsSkillFile(filepath.Base(abs)):
-			return nil, fmt.Errorf("%s is neither a skill folder, a SKILL.md nor a folder of skills: %w", p, skill.ErrInvalid)
+			return nil, skill.Mark(fmt.Errorf("%s is neither a skill folder, a SKILL.md nor a folder of skills", p), skill.ErrInvalid)
 		case !fi.IsDir():
 			named[filepath.Dir(abs)] = true
 		default:

@@ -147,7 +147,7 @@ func (in *Installer) pick(s *source, cands []*candidate) ([]*candidate, error) {
 			for _, c := range cands {
 				found = append(found, c.label())
 			}
-			return nil, fmt.Errorf("%s: no skill named %s here (found: %s): %w", s.arg, want, strings.Join(found, ", "), skill.ErrNotFound)
+			return nil, skill.Mark(fmt.Errorf("%s: no skill named %s here (found: %s)", s.arg, want, strings.Join(found, ", ")), skill.ErrNotFound)
 		}
 	}
 	return picked, nil

@@ -95,7 +95,7 @@ func (in *Installer) openSource(ctx context.Context, arg string) (*source, error
 	p = filepath.Clean(p)
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file or folder: %w", arg, skill.ErrNotFound)
+		return nil, skill.Mark(fmt.Errorf("%s: no such file or folder", arg), skill.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err

@@ -123,6 +123,10 @@ fi
 `, marker)+end)
 				o := sandboxOptions(t, s, tier)
 				o.Timeout = time.Second
+				if !timeout {
+					// the script exits at once; room for a loaded machine
+					o.Timeout = 15 * time.Second
+				}
 				res, err := runIt(t, o)
 				if timeout {
 					var te *TimeoutError

@@ -98,7 +98,7 @@ func findProgram(name string) (string, error) {
 	if runtime.GOOS == "windows" {
 		p, err := exec.LookPath(name)
 		if err != nil {
-			return "", fmt.Errorf("%s is not installed: %w", name, skill.ErrNotFound)
+			return "", skill.Mark(fmt.Errorf("%s is not installed", name), skill.ErrNotFound)
 		}
 		return p, nil
 	}
@@ -108,5 +108,5 @@ func findProgram(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not installed in the sandbox's PATH (%s): %w", name, SandboxPath(), skill.ErrNotFound)
+	return "", skill.Mark(fmt.Errorf("%s is not installed in the sandbox's PATH (%s)", name, SandboxPath()), skill.ErrNotFound)
 }

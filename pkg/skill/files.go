@@ -169,15 +169,15 @@ func Inventory(files []File) FileInventory {
 // backslash, or climbs out with "..". The returned path is slash-separated and clean.
 func CheckRelPath(rel string) (string, error) {
 	if rel == "" {
-		return "", &kindError{msg: "empty path", kind: ErrNotFound}
+		return "", Mark(errors.New("empty path"), ErrNotFound)
 	}
 	r := strings.ReplaceAll(rel, "\\", "/")
 	if strings.HasPrefix(r, "/") || (len(r) >= 2 && r[1] == ':') {
-		return "", &kindError{msg: fmt.Sprintf("%q is an absolute path and leaves the skill folder; give a path inside it", rel), kind: ErrDenied}
+		return "", Mark(fmt.Errorf("%q is an absolute path and leaves the skill folder; give a path inside it", rel), ErrDenied)
 	}
 	clean := path.Clean(r)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", &kindError{msg: fmt.Sprintf("%q leaves the skill folder; give a path inside it", rel), kind: ErrDenied}
+		return "", Mark(fmt.Errorf("%q leaves the skill folder; give a path inside it", rel), ErrDenied)
 	}
 	return clean, nil
 }
@@ -199,9 +199,9 @@ func OpenFile(dir, rel string) (*os.File, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, &kindError{msg: fmt.Sprintf("no file %q in %s", rel, dir), kind: ErrNotFound}
+			return nil, Mark(fmt.Errorf("no file %q in %s", rel, dir), ErrNotFound)
 		case strings.Contains(err.Error(), "escapes"):
-			return nil, &kindError{msg: fmt.Sprintf("%q is a link that leaves the skill folder", rel), kind: ErrDenied}
+			return nil, Mark(fmt.Errorf("%q is a link that leaves the skill folder", rel), ErrDenied)
 		}
 		return nil, err
 	}
@@ -229,13 +229,3 @@ func ReadFile(dir, rel string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
-
-// kindError is an error whose message stands alone but that matches one of
-// the package's sentinel errors with errors.Is.
-type kindError struct {
-	msg  string
-	kind error
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.kind }

@@ -83,8 +83,11 @@ func (e *NotFoundError) Error() string {
 	if e.Detail != "" {
 		msg = e.Detail
 	}
-	if len(e.Suggestions) > 0 {
-		msg += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"
+	switch {
+	case len(e.Suggestions) > 0:
+		msg += "; did you mean " + strings.Join(e.Suggestions, " or ") + "?"
+	case e.What == "skill" && e.Detail == "":
+		msg += "; 'skillctl list' shows the skills found here"
 	}
 	return msg
 }

@@ -51,6 +51,22 @@ var (
 	ErrInvalid = errors.New("invalid skill")
 )
 
+// Mark returns err marked as one of the errors above (kind): errors.Is
+// finds kind, while the message stays err's own sentence, with no ": not
+// found" tacked on.
+func Mark(err, kind error) error {
+	if err == nil {
+		return nil
+	}
+	return &marked{err: err, kind: kind}
+}
+
+type marked struct{ err, kind error }
+
+func (m *marked) Error() string        { return m.err.Error() }
+func (m *marked) Unwrap() error        { return m.err }
+func (m *marked) Is(target error) bool { return target == m.kind }
+
 // StandardFields are the top-level keys of the Agent Skills specification.
 var StandardFields = []string{"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 

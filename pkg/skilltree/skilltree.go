@@ -90,7 +90,7 @@ type Found struct {
 
 // Errors a Found may carry, inside a *skill.LoadError naming the folder.
 var (
-	ErrNoSkillFile = fmt.Errorf("no SKILL.md in the folder: %w", skill.ErrNotFound)
+	ErrNoSkillFile = skill.Mark(errors.New("no SKILL.md in the folder"), skill.ErrNotFound)
 	ErrBrokenLink  = errors.New("broken symbolic link")
 	ErrLinkLoop    = errors.New("symbolic link loop")
 	ErrLinkOutside = errors.New("symbolic link to a folder outside the tree; not followed")
@@ -158,7 +158,7 @@ func Walk(ctx context.Context, dir string, o Options, visit func(*Found)) error 
 	}
 	if !fi.IsDir() {
 		if !IsSkillFile(filepath.Base(dir)) {
-			return &RootError{Path: dir, Err: fmt.Errorf("%w: neither a folder nor a SKILL.md", skill.ErrInvalid)}
+			return &RootError{Path: dir, Err: skill.Mark(errors.New("neither a folder nor a SKILL.md"), skill.ErrInvalid)}
 		}
 		w.root, w.rootReal = filepath.Dir(dir), filepath.Dir(real)
 		buf := skill.NewReadBuf()

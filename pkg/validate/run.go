@@ -68,7 +68,7 @@ func (v *Validator) Run(ctx context.Context, paths []string) (*Report, error) {
 		fi, err := os.Stat(abs)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no such file or folder: %w", p, skill.ErrNotFound)
+				return nil, skill.Mark(fmt.Errorf("%s: no such file or folder", p), skill.ErrNotFound)
 			}
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
