@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/skillctl/skillctl/internal/render"
 	"github.com/skillctl/skillctl/pkg/install"
@@ -127,3 +128,19 @@ func completeInstalledNames(f *Factory, t *install.TargetOptions) completionFunc
 
 // describe is a description short enough to show beside a completion.
 func describe(s string) string { return render.Truncate(render.Flatten(s), 60) }
+
+// plainFlagUsages drops the backticks that mark a flag's value name in its
+// usage (for help's "--format FORMAT"): completion shows usages as
+// descriptions, where they would be printed as they are.
+func plainFlagUsages(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	strip := func(f *pflag.Flag) { f.Usage = strings.ReplaceAll(f.Usage, "`", "") }
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(strip)
+		c.PersistentFlags().VisitAll(strip)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}

@@ -160,7 +160,7 @@ help lists the codes it returns.`)
 // TestEnvironmentTopicNamesEveryVariable keeps it complete.
 const environment = `skillctl reads these environment variables.
 
-Where skills are found (see docs/discovery.md):
+Where skills are found ('skillctl list --help' gives the order):
 
     HOME                 the home folder holding the user skill folders
                          (~/.claude/skills, ~/.agents/skills, ~/.codex/skills,
@@ -192,8 +192,12 @@ Output:
     CLICOLOR_FORCE       any value but 0: color even when stdout is not a
                          terminal
     COLUMNS              the width for tables when stdout is not a terminal
+    PAGER                the pager for help longer than the terminal
+                         (default: less, with LESS=FRX unless LESS is set;
+                         PAGER=cat prints help as it is)
+    LESS                 the options less gets when it pages help
 
-Running skills (see docs/run.md):
+Running skills ('skillctl run --help'):
 
     TMPDIR               where 'skillctl run' makes fresh workdirs and each
                          run's private temporary folder
@@ -225,9 +229,9 @@ Performance:
     GOMEMLIMIT           when set, skillctl keeps it instead of its own soft
                          memory limit (144MiB) while it loads many skills
 
-A skill's script gets its own environment: SKILL_NAME, SKILL_PATH,
-SKILL_WORKDIR, SKILL_INPUT_FILE, SKILL_SANDBOX, SKILL_NETWORK and the rest
-listed in docs/run.md.`
+A skill's script gets its own environment: PATH, HOME, TMPDIR, SKILL_NAME,
+SKILL_DIR, SKILL_PATH, SKILL_WORKDIR, SKILL_INPUT_FILE, SKILL_SANDBOX,
+SKILL_NETWORK, and the variables granted with --env.`
 
 func newEnvironmentTopic() *cobra.Command {
 	return &cobra.Command{

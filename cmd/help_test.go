@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -242,6 +245,19 @@ func TestCompletion(t *testing.T) {
 		words, _ := e.complete(t, "help", "e")
 		assert.Equal(t, []string{"environment", "exit-codes"}, words)
 	})
+
+	t.Run("descriptions are plain text", func(t *testing.T) {
+		for _, args := range [][]string{{"validate", "--"}, {"--"}, {"run", "alpha", "--"}, {"index", "--"}, {""}} {
+			code, out, errOut := e.run(t, false, append([]string{"__complete"}, args...)...)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "\t", "%v has descriptions", args)
+			assert.NotContains(t, out, "`", "%v: no backticks in descriptions", args)
+		}
+		// help keeps the value names
+		code, out, _ := e.run(t, false, "validate", "--help")
+		require.Equal(t, 0, code)
+		assert.Contains(t, out, "--format FORMAT")
+	})
 }
 
 // TestVersionInjection: the Makefile's -ldflags -X names the variable that
@@ -262,4 +278,32 @@ func TestVersionInjection(t *testing.T) {
 	}
 	_, out, _ := e.run(t, false, "version", "--json")
 	assert.Contains(t, out, `"version": "v9.8.7"`)
+}
+
+// TestHelpPager: help longer than the terminal goes through $PAGER; help
+// that fits, and help in a pipe, are printed as they are.
+func TestHelpPager(t *testing.T) {
+	if _, err := exec.LookPath("sed"); err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs sed and /bin/sh")
+	}
+	run := func(tty bool, height int, args ...string) string {
+		ios, _, out, errOut := iostreams.Test()
+		ios.SetTTY(tty)
+		ios.SetHeight(height)
+		env := map[string]string{"PAGER": "sed 's/^/paged: /'"}
+		code := Run(context.Background(), args, ios, func(k string) string { return env[k] })
+		require.Equal(t, 0, code, errOut.String())
+		return out.String()
+	}
+	out := run(true, 10, "validate", "--help")
+	assert.True(t, strings.HasPrefix(out, "paged: Check skills"), "long help is paged: %q", out[:40])
+	assert.NotContains(t, out, "\nCheck skills")
+	out = run(true, 10, "help", "rules")
+	assert.True(t, strings.HasPrefix(out, "paged: "), "help topics too")
+	out = run(true, 500, "validate", "--help")
+	assert.True(t, strings.HasPrefix(out, "Check skills"), "help that fits is printed")
+	out = run(false, 10, "validate", "--help")
+	assert.True(t, strings.HasPrefix(out, "Check skills"), "no pager in a pipe")
+	out = run(true, 10, "list", "--help")
+	assert.NotContains(t, out, "paged: paged:", "paged once")
 }

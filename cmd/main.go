@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/skillctl/skillctl/internal/iostreams"
@@ -103,6 +104,10 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, getenv fu
 	}
 	f := NewFactory(ios, getenv)
 	root := NewRootCmd(f)
+	pagedHelp(root, ios, getenv)
+	if len(args) > 0 && strings.HasPrefix(args[0], "__complete") {
+		plainFlagUsages(root)
+	}
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)

@@ -40,7 +40,7 @@ The archive holds one top-level folder named after the skill, entries sorted
 by path, every timestamp set to 1980-01-01, modes 0644 (0755 for executables),
 no owners; .git, node_modules, __pycache__, .DS_Store and *.pyc are left out.
 Packing the same folder twice gives the same bytes. The archive's sha256 is
-printed on stdout as "<sha256>  <file>". See docs/pack.md.`,
+printed on stdout as "<sha256>  <file>".`,
 		Annotations: exitStatus(`  0  packed
   1  the skill has validation errors (listed on stderr) or could not be written;
      no archive was written

@@ -211,7 +211,7 @@ install skill archives and build catalogs for agents; scripts find skills
 and run them: their scripts in a sandbox, their instructions rendered.
 
 Skills are found in the user, project, env, path and plugin folders of the
-agents in use (see 'skillctl help environment' and docs/discovery.md); every
+agents in use (see 'skillctl list --help' and 'skillctl help environment'); every
 skill that cannot be loaded is reported, never dropped. Results go to stdout
 and messages to stderr; in a pipe there is no color, no table header, no
 prompt and no progress.`,

@@ -80,7 +80,7 @@ started get SIGTERM, then SIGKILL 2 seconds later.
 
 Without --json the script's output streams through; with --json one result
 document is printed (output and error capped at 1 MiB each). Every run is
-recorded in $XDG_STATE_HOME/skillctl/runs.jsonl. See docs/run.md.`,
+recorded in $XDG_STATE_HOME/skillctl/runs.jsonl.`,
 		Annotations: exitStatus(`  0    the skill ran and succeeded
   1    the run failed (the script could not be started)
   2    bad flags, arguments or input (a missing placeholder value)

@@ -54,7 +54,8 @@ Without flags: a header (name, id, description, source, path, mode, license,
 version), the tree of its files with sizes and types, an estimate of the
 tokens SKILL.md costs, then the body. --file prints one file of the skill;
 paths that leave the skill folder are refused. --raw prints SKILL.md exactly
-as it is on disk. --json prints the full definition (docs/json.md).`,
+as it is on disk. --json prints the full definition: every frontmatter
+field as metadata, the body as content, and every file with its size and type.`,
 		Annotations: exitStatus(`  0  shown
   1  the skill exists but cannot be loaded (the reason is printed)
   2  bad flags or arguments

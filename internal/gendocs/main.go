@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -126,10 +125,6 @@ func topics(root *cobra.Command) []*cobra.Command {
 func generateDocs() (map[string][]byte, error) {
 	root := newRoot()
 	files := map[string][]byte{}
-	// The man pages' date is left empty: a date would change the pages on
-	// every regeneration without a change to the code.
-	zero := time.Time{}
-	header := &doc.GenManHeader{Title: "SKILLCTL", Section: "1", Source: "skillctl", Manual: "skillctl manual", Date: &zero}
 	for _, c := range commands(root) {
 		plain := c.Long
 		c.Long = toMarkdown(plain)
@@ -141,16 +136,8 @@ func generateDocs() (map[string][]byte, error) {
 		base := strings.ReplaceAll(c.CommandPath(), " ", "_")
 		files[referenceDir+"/"+base+".md"] = finishMarkdown(c, md.Bytes(), topics(root))
 
-		c.Long = toMarkdown(plain) + manSections(c, root)
-		use := c.Use
-		c.Use = escapeMarkdown(use)
-		var man bytes.Buffer
-		h := *header
-		if err := doc.GenMan(c, &h, &man); err != nil {
-			return nil, err
-		}
-		c.Use, c.Long = use, plain
-		page := bytes.Replace(man.Bytes(), []byte(`"Jan 0001"`), []byte(`""`), 1)
+		c.Long = plain
+		page := manPage(c, root)
 		files[manDir+"/"+strings.ReplaceAll(c.CommandPath(), " ", "-")+".1"] = page
 	}
 	for _, t := range topics(root) {
@@ -187,26 +174,6 @@ func finishMarkdown(c *cobra.Command, page []byte, topics []*cobra.Command) []by
 	out := append([]byte{}, page[:at]...)
 	out = append(out, extra.Bytes()...)
 	return append(out, page[at:]...)
-}
-
-// manSections are the sections a man page adds after DESCRIPTION: the
-// exit status, and on skillctl(1) the environment.
-func manSections(c *cobra.Command, root *cobra.Command) string {
-	var b strings.Builder
-	if !c.HasParent() {
-		for _, t := range topics(root) {
-			if t.Name() == "environment" {
-				b.WriteString("\n\n# ENVIRONMENT\n" + toMarkdown(t.Long))
-			}
-		}
-	}
-	if es := cmd.ExitStatusOf(c); es != "" {
-		b.WriteString("\n\n# EXIT STATUS\n```\n" + es + "\n```")
-		if c.HasParent() {
-			b.WriteString("\n\nSee **skillctl help exit-codes** for every code.")
-		}
-	}
-	return b.String()
 }
 
 type exitEntry struct{ code, meaning string }

@@ -124,3 +124,60 @@ func TestManPagesRender(t *testing.T) {
 	}
 	assert.Greater(t, n, 10)
 }
+
+// TestManPages: one page per command, titled after it, with the synopsis
+// of its Use line, options in man's style and the sections man readers
+// expect. skillctl-version(1) is checked whole.
+func TestManPages(t *testing.T) {
+	files, err := Generate("docs")
+	require.NoError(t, err)
+	want := `.TH "SKILLCTL-VERSION" "1" "" "skillctl" "skillctl manual"
+.nh
+.ad l
+.SH NAME
+skillctl\-version \- Print skillctl's version
+.SH SYNOPSIS
+\fBskillctl version\fR [options]
+.SH DESCRIPTION
+.PP
+Print skillctl's version (also: skillctl \-\-version).
+.SH OPTIONS
+.TP
+\fB\-h\fR, \fB\-\-help\fR
+help for version
+.SH GLOBAL OPTIONS
+.TP
+\fB\-\-agent\fR \fIAGENT\fR
+use the folders of AGENT: {claude|agents|codex|opencode} (repeatable)
+.TP
+\fB\-C\fR, \fB\-\-chdir\fR \fIDIR\fR
+act as if started in DIR
+`
+	assert.True(t, strings.HasPrefix(string(files["docs/man/skillctl-version.1"]), want),
+		"skillctl-version.1 starts:\n%s", files["docs/man/skillctl-version.1"])
+	n := 0
+	for p, b := range files {
+		if !strings.HasSuffix(p, ".1") {
+			continue
+		}
+		n++
+		page := string(b)
+		name := strings.TrimSuffix(filepath.Base(p), ".1")
+		assert.True(t, strings.HasPrefix(page, `.TH "`+strings.ToUpper(name)+`" "1" ""`), "%s is titled after its command", p)
+		for _, sec := range []string{"NAME", "SYNOPSIS", "DESCRIPTION", "EXIT STATUS", "SEE ALSO"} {
+			assert.Contains(t, page, "\n.SH "+sec+"\n", "%s has %s", p, sec)
+		}
+		assert.NotContains(t, page, "[flags]", "%s: the synopsis has no cobra [flags]", p)
+		assert.NotContains(t, page, "docs/", "%s points to files an installed binary lacks", p)
+		assert.NotRegexp(t, `(?m)^-`, page, "%s: a line starting with - would be read as text, but options are .TP", p)
+	}
+	assert.Equal(t, 12, n)
+	install := string(files["docs/man/skillctl-install.1"])
+	assert.Contains(t, install, ".SH SYNOPSIS\n\\fBskillctl install\\fR <source>... [\\-\\-scope {user|project}]")
+	assert.Contains(t, install, ".SH OPTIONS\n.TP\n\\fB\\-\\-dir\\fR \\fIDIR\\fR\nuse DIR as the target folder")
+	validate := string(files["docs/man/skillctl-validate.1"])
+	assert.Contains(t, validate, ".TP\n\\fB\\-\\-profile\\fR \\fIPROFILE\\fR\nthe rule set PROFILE: {default|spec|claude\\-code|anthropic\\-api} (default: default)\n")
+	assert.Contains(t, validate, "\\fBskillctl help rules\\fR", "SEE ALSO names the topic the page mentions")
+	root := string(files["docs/man/skillctl.1"])
+	assert.Contains(t, root, ".SH COMMANDS\n.TP\n\\fBskillctl\\-completion\\fR(1)\n")
+}

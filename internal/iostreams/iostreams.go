@@ -25,7 +25,7 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdinTTY, stdoutTTY, stderrTTY bool
-	width                          int
+	width, height                  int
 	// ColorPolicy is auto, always or never (--color).
 	ColorPolicy string
 	// NoColorEnv and ForceColorEnv mirror NO_COLOR and CLICOLOR_FORCE
@@ -43,8 +43,8 @@ func System() *IOStreams {
 	s.stdoutTTY = term.IsTerminal(os.Stdout.Fd())
 	s.stderrTTY = term.IsTerminal(os.Stderr.Fd())
 	if s.stdoutTTY {
-		if w, _, err := term.GetSize(os.Stdout.Fd()); err == nil && w > 0 {
-			s.width = w
+		if w, h, err := term.GetSize(os.Stdout.Fd()); err == nil && w > 0 {
+			s.width, s.height = w, h
 		}
 	}
 	if s.width == 0 {
@@ -89,6 +89,13 @@ func (s *IOStreams) TerminalWidth() int {
 	}
 	return s.width
 }
+
+// TerminalHeight is the number of lines of stdout's terminal (0 when
+// stdout is not one, or its size is unknown).
+func (s *IOStreams) TerminalHeight() int { return s.height }
+
+// SetHeight sets the terminal height (for tests).
+func (s *IOStreams) SetHeight(h int) { s.height = h }
 
 // ColorEnabled reports whether output to stdout (or stderr, when stderr is
 // set) should carry color: --color always/never decide; in auto, NO_COLOR
