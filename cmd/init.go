@@ -13,6 +13,7 @@ import (
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/pkg/scaffold"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/validate"
 )
 
 type initOptions struct {
@@ -37,9 +38,12 @@ func newInitCmd(f *Factory, runF func(context.Context, *initOptions) error) *cob
 		Use:   "init <name> [--dir <parent>] [--description <text>] [--mode {sandbox|direct}] [--resources <list>] [--license <license>]",
 		Short: "Create a new skill that passes validation from the start",
 		Long: `Create the folder <parent>/<name> (the current folder by default) holding a
-SKILL.md that passes 'skillctl validate' with zero findings under every
-profile, --profile spec included: skillctl's execution fields (mode,
-entrypoint, version) are written as strings under metadata.
+SKILL.md that passes 'skillctl validate' under every profile, --profile spec
+included: skillctl's execution fields (mode, entrypoint, version) are written
+as strings under metadata. Without --description the description is a TODO
+placeholder, the one finding (a warning, so 'validate --strict' fails until it
+is written). A warning names each profile the new skill would fail (the
+anthropic-api profile refuses names holding claude or anthropic).
 
 A sandbox skill (the default) also gets an executable scripts/run.sh that
 reads its input (JSON on standard input) and prints it, so 'skillctl run
@@ -127,6 +131,11 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		}
 		return fmt.Errorf("init %s: %w", opts.Name, err)
 	}
+	if !opts.Quiet {
+		for _, w := range profileWarnings(res.Path) {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+w)
+		}
+	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, res)
 	}
@@ -134,11 +143,35 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	if !opts.Quiet {
 		e := opts.IO.ErrOut
 		fmt.Fprintf(e, "Created the %s skill %s with %s.\n", res.Mode, res.Name, strings.Join(res.Files, ", "))
+		if strings.TrimSpace(opts.Description) == "" {
+			fmt.Fprintf(e, "Its description is a TODO placeholder: 'validate --strict' fails until it says what the skill does.\n")
+		}
 		fmt.Fprintf(e, "Next: write its description and instructions in SKILL.md, then\n")
 		fmt.Fprintf(e, "  skillctl validate %s\n", res.Path)
 		fmt.Fprintf(e, "  skillctl run %s\n", res.Path)
 	}
 	return nil
+}
+
+// profileWarnings checks a new skill under every validation profile and
+// names each profile it would fail, with the findings: a name such as
+// claude-helper is fine for agents but refused by the Anthropic API.
+func profileWarnings(dir string) []string {
+	var out []string
+	for _, p := range validate.Profiles {
+		res := validate.Dir(dir, validate.Options{Profile: p})
+		var why []string
+		for _, f := range res.Findings {
+			if f.Severity == validate.Error {
+				why = append(why, f.Message+" ("+f.Rule+")")
+			}
+		}
+		if len(why) > 0 {
+			out = append(out, fmt.Sprintf("%s fails 'skillctl validate --profile %s': %s; choose another name if the skill is meant for it",
+				filepath.Base(dir), p, strings.Join(why, "; ")))
+		}
+	}
+	return out
 }
 
 // nameHint adds to a name that is a path how to say what was meant.

@@ -122,9 +122,11 @@ func (o *Options) check() error {
 	return nil
 }
 
-// DefaultDescription is the placeholder description of a new skill.
+// DefaultDescription is the placeholder description of a new skill. It
+// says it is one (validate's description-placeholder rule), so that
+// 'validate --strict' fails until it is replaced.
 func DefaultDescription(name string) string {
-	return "Describe what " + name + " does and when an agent should use it."
+	return "TODO: describe what " + name + " does and when an agent should use it."
 }
 
 // Files returns the files of the new skill: slash-separated paths relative

@@ -276,6 +276,9 @@ func checkDescription(c *checker) {
 	if l := utf8.RuneCountInString(n.Value); l > MaxDescriptionLength {
 		c.addNode("description-too-long", n, "", "description is %d characters long; the limit is %d", l, MaxDescriptionLength)
 	}
+	if c.on("description-placeholder") && IsPlaceholder(n.Value) {
+		c.addNode("description-placeholder", n, "", "the description is a placeholder: %q", firstWords(trimSpace(n.Value), 8))
+	}
 	if c.on("description-xml-tags") && strings.ContainsAny(n.Value, "<>") {
 		c.addNode("description-xml-tags", n, "", "description contains '<' or '>'")
 	}
@@ -629,4 +632,36 @@ func suggestName(name string) string {
 		s = strings.TrimRight(s[:MaxNameLength], "-")
 	}
 	return s
+}
+
+// IsPlaceholder reports whether a description says it is yet to be
+// written: it starts with TODO, TBD, FIXME or XXX as a word, or is the
+// sentence earlier versions of 'skillctl init' wrote ("Describe what NAME
+// does and when an agent should use it.").
+func IsPlaceholder(desc string) bool {
+	d := trimSpace(desc)
+	for _, w := range []string{"TODO", "TBD", "FIXME", "XXX"} {
+		if len(d) >= len(w) && strings.EqualFold(d[:len(w)], w) {
+			rest := d[len(w):]
+			if rest == "" {
+				return true
+			}
+			r, _ := utf8.DecodeRuneInString(rest)
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return true
+			}
+		}
+	}
+	return oldPlaceholder.MatchString(d)
+}
+
+var oldPlaceholder = regexp.MustCompile(`^Describe what \S+ does and when an agent should use it\.$`)
+
+// firstWords is s cut after n words, with "…" when it was cut.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return strings.Join(f, " ")
+	}
+	return strings.Join(f[:n], " ") + "…"
 }

@@ -573,3 +573,14 @@ func TestRuleLevelsAndCounts(t *testing.T) {
 	assert.EqualError(t, CheckLevel("unknown-feld", "off"), `unknown rule "unknown-feld" (did you mean unknown-field?)`)
 	assert.ErrorContains(t, CheckLevel("unknown-field", "high"), `not "high"`)
 }
+
+func TestIsPlaceholder(t *testing.T) {
+	for _, d := range []string{"TODO: describe it", "todo", "TBD.", "FIXME - later", "  XXX write this",
+		"Describe what pdf-tools does and when an agent should use it."} {
+		assert.True(t, IsPlaceholder(d), d)
+	}
+	for _, d := range []string{"Fills template placeholders in documents.", "Todoist integration: manage tasks.",
+		"TBDx", "Tracks TODO comments in code.", "Describe what a diff does."} {
+		assert.False(t, IsPlaceholder(d), d)
+	}
+}
