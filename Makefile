@@ -12,7 +12,7 @@ BENCH_RUNS ?= 7
 
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test test-short bench lint fmt golden docs completions demo install clean cross
+.PHONY: all build test test-short bench lint fmt golden docs completions demo install clean cross dist
 
 all: build
 
@@ -84,5 +84,10 @@ install: build
 	install -m 0644 completions/_skillctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_skillctl
 	install -m 0644 completions/skillctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/skillctl.fish
 
+# Release archives for linux, darwin and windows on amd64 and arm64, and
+# SHA256SUMS, in dist/: reproducible (the same commit gives the same bytes).
+dist:
+	$(GO) run ./internal/dist -out dist -version $(VERSION)
+
 clean:
-	rm -rf bin
+	rm -rf bin dist
