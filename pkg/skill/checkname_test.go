@@ -22,7 +22,7 @@ func TestCheckName(t *testing.T) {
 		{"", []string{"needs a name"}},
 		{"  ", []string{"needs a name"}},
 		{strings.Repeat("a", 65), []string{"65 characters long; the limit is 64"}},
-		{"MySkill", []string{"must be lowercase (myskill)"}},
+		{"MySkill", []string{"must be lowercase; use myskill"}},
 		{"НАВЫК", []string{"must be lowercase"}},
 		{"-lead", []string{"cannot start or end with a hyphen"}},
 		{"trail-", []string{"cannot start or end with a hyphen"}},

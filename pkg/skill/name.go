@@ -98,7 +98,7 @@ func CheckName(name string) error {
 		case NameTooLong:
 			reasons = append(reasons, fmt.Sprintf("it is %d characters long; the limit is %d", is.Length, MaxNameLength))
 		case NameUppercase:
-			reasons = append(reasons, fmt.Sprintf("it must be lowercase (%s)", is.Lower))
+			reasons = append(reasons, "it must be lowercase")
 		case NameHyphenEnd:
 			reasons = append(reasons, "it cannot start or end with a hyphen")
 		case NameDoubleHyphen:
@@ -108,6 +108,9 @@ func CheckName(name string) error {
 		}
 	}
 	if len(reasons) > 0 {
+		if s := Slug(name); s != "" && s != name && len(s) <= MaxNameLength {
+			reasons[len(reasons)-1] += "; use " + s
+		}
 		return &NameError{Name: name, Reasons: reasons}
 	}
 	return nil
