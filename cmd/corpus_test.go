@@ -158,3 +158,68 @@ func TestCorpusLifecycle(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Equal(t, "[]\n", out, "every skill was uninstalled")
 }
+
+// TestCorpusLint runs validate as a CI lint step over the real skills of
+// ../shared/corpus, unpacked into one repository with the documented
+// docs/examples/skillctl.yaml at its top: a readable report that ends with
+// the count per rule and the summary, and GitHub annotations that name
+// files from the repository top when validate runs in a sub folder.
+func TestCorpusLint(t *testing.T) {
+	corpus := corpusRoot(t)
+	e := newTestEnv(t)
+	repo := filepath.Join(t.TempDir(), "skills-repo")
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	repos, err := os.ReadDir(corpus)
+	require.NoError(t, err)
+	var dirs []string
+	for _, r := range repos {
+		zips, _ := filepath.Glob(filepath.Join(corpus, r.Name(), "*.zip"))
+		if !r.IsDir() || len(zips) == 0 {
+			continue
+		}
+		dirs = append(dirs, r.Name())
+		for _, z := range zips {
+			unzipTo(t, z, filepath.Join(repo, r.Name()))
+		}
+	}
+	require.NotEmpty(t, dirs)
+	cfg, err := os.ReadFile(filepath.Join("..", "docs", "examples", "skillctl.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, ".skillctl.yaml"), cfg, 0o644))
+
+	_, out, errOut := e.run(t, false, "-C", repo, "validate", ".")
+	assert.Empty(t, errOut)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	assert.Regexp(t, `^\d+ skill\(s\) validated, \d+ failed$`, lines[len(lines)-1])
+	at := strings.Index(out, "\nFindings by rule:\n")
+	require.Positive(t, at, "the report ends with the count per rule")
+	counts := strings.Split(strings.TrimSpace(out[at+len("\nFindings by rule:\n"):]), "\n")
+	counts = counts[:len(counts)-1]
+	require.NotEmpty(t, counts)
+	seen := map[string]bool{}
+	for _, c := range counts {
+		f := strings.Fields(c)
+		require.Len(t, f, 3, "count line %q", c)
+		seen[f[2]] = true
+		if f[2] == "body-too-long" || f[2] == "unknown-field" {
+			assert.Equal(t, "info", f[1], "the config sets %s to info", f[2])
+		}
+	}
+	assert.True(t, seen["body-too-long"], "the corpus has long bodies")
+	for _, l := range lines[:len(lines)-len(counts)-3] {
+		assert.Regexp(t, `^[^/\s]+/\S+(:\d+:\d+)?: (error|warning|info) [a-z0-9-]+ `, l)
+	}
+	_, quiet, _ := e.run(t, false, "-C", repo, "-q", "validate", ".")
+	assert.Less(t, strings.Count(quiet, "\n"), strings.Count(out, "\n"), "-q hides the infos the config asked for")
+
+	sub := filepath.Join(repo, dirs[0])
+	_, gh, _ := e.run(t, false, "-C", sub, "validate", "--format", "github", ".")
+	n := 0
+	for _, l := range strings.Split(gh, "\n") {
+		if strings.HasPrefix(l, "::") {
+			n++
+			assert.Contains(t, l, " file="+dirs[0]+"/", "annotations name files from the repository top: %s", l)
+		}
+	}
+	assert.Positive(t, n)
+}
