@@ -174,10 +174,11 @@ func ruleLevels(cfg *config.Config, flags []string) (map[string]string, error) {
 
 // excludeMatcher compiles config validate.exclude; patterns of the user's
 // own config are relative to the working folder's repository top (or the
-// working folder outside one).
-func excludeMatcher(cfg *config.Config, cwd string) *skilltree.Matcher {
+// working folder outside one). A pattern that matches nothing is an error
+// naming its file and line.
+func excludeMatcher(cfg *config.Config, cwd string) (*skilltree.Matcher, error) {
 	if cfg == nil || len(cfg.Validate.Exclude) == 0 {
-		return nil
+		return nil, nil
 	}
 	top := agents.RepoTop(cwd)
 	if top == "" {
@@ -189,9 +190,12 @@ func excludeMatcher(cfg *config.Config, cwd string) *skilltree.Matcher {
 		if base == "" {
 			base = top
 		}
+		if why := skilltree.CheckGlob(p.Glob); why != "" {
+			return nil, &config.Error{File: p.File, Line: p.Line, Msg: fmt.Sprintf("validate.exclude: %q: %s", p.Glob, why)}
+		}
 		pats = append(pats, skilltree.Pattern{Glob: p.Glob, Base: base})
 	}
-	return skilltree.NewMatcher(pats)
+	return skilltree.NewMatcher(pats), nil
 }
 
 func validateRun(ctx context.Context, opts *validateOptions) error {
@@ -215,7 +219,10 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	exclude := excludeMatcher(cfg, cwd)
+	exclude, err := excludeMatcher(cfg, cwd)
+	if err != nil {
+		return err
+	}
 	paths := opts.Paths
 	if len(paths) == 0 {
 		dirs, err := opts.Discover(ctx)
