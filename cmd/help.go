@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
@@ -94,6 +95,15 @@ exit-codes (what each exit status means).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			target, rest, err := c.Root().Find(args)
 			if err != nil || target == nil || len(rest) > 0 {
+				var names []string
+				for _, sub := range c.Root().Commands() {
+					if sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+						names = append(names, sub.Name())
+					}
+				}
+				if near := skill.Closest(strings.Join(args, " "), names); len(near) > 0 {
+					return FlagErrorf("no help for %q; did you mean %s?", strings.Join(args, " "), strings.Join(near, " or "))
+				}
 				return FlagErrorf("no help for %q: run 'skillctl help' for the commands and topics", strings.Join(args, " "))
 			}
 			target.InitDefaultHelpFlag()
