@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/safetext"
-	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/index"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
@@ -206,7 +205,7 @@ func indexRun(ctx context.Context, opts *indexOptions) error {
 		}
 		var outside int
 		var repo string
-		all, outside, repo = relativeToFile(all, file, len(opts.Paths) == 0 && len(opts.Sources) == 0)
+		all, outside, repo = index.ForFile(all, file, len(opts.Paths) == 0 && len(opts.Sources) == 0)
 		if outside > 0 && !opts.Quiet {
 			fmt.Fprintf(opts.IO.ErrOut, "left out %s from outside the repository %s (--source user, --source project, … index them too)\n",
 				plural(outside, "skill"), repo)
@@ -281,37 +280,6 @@ func indexWellKnown(ctx context.Context, opts *indexOptions, items []index.Item)
 			plural(len(idx.Skills), "skill"), dir, len(idx.Skills)-archives, archives)
 	}
 	return nil
-}
-
-// relativeToFile prepares the items of an index written into file: when
-// file is inside a repository, the paths of the skills inside it become
-// relative to file's folder and, with onlyRepo, the skills outside it are
-// left out (outside counts them; repo names the repository's top).
-func relativeToFile(items []index.Item, file string, onlyRepo bool) (kept []index.Item, outside int, repo string) {
-	dir := filepath.Dir(file)
-	top := agents.RepoTop(dir)
-	if top == "" {
-		return items, 0, ""
-	}
-	realTop, realDir := top, dir
-	if r, err := filepath.EvalSymlinks(top); err == nil {
-		realTop = r
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		realDir = r
-	}
-	for _, it := range items {
-		if !skill.Within(realTop, filepath.Dir(it.Location())) {
-			if onlyRepo {
-				outside++
-				continue
-			}
-		} else {
-			it.RelTo = realDir
-		}
-		kept = append(kept, it)
-	}
-	return kept, outside, top
 }
 
 func plural(n int, word string) string {

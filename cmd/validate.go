@@ -18,7 +18,6 @@ import (
 	"github.com/skillctl/skillctl/pkg/config"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
-	"github.com/skillctl/skillctl/pkg/skilltree"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
 
@@ -141,63 +140,6 @@ folders to leave out (.gitignore patterns), e.g. in .skillctl.yaml:
 	return cmd
 }
 
-// ruleLevels is the severity each rule is set to: config validate.rules,
-// then --rule (later wins).
-func ruleLevels(cfg *config.Config, flags []string) (map[string]string, error) {
-	levels := map[string]string{}
-	if cfg != nil {
-		for _, r := range cfg.Validate.Rules {
-			if err := validate.CheckLevel(r.Rule, r.Level); err != nil {
-				return nil, &config.Error{File: r.File, Line: r.Line, Msg: "validate.rules: " + err.Error()}
-			}
-			levels[r.Rule] = r.Level
-		}
-	}
-	for _, fl := range flags {
-		for _, one := range strings.Split(fl, ",") {
-			rule, level, ok := strings.Cut(strings.TrimSpace(one), "=")
-			if !ok {
-				return nil, FlagErrorf("--rule takes RULE=LEVEL (e.g. --rule unknown-field=off), not %q", one)
-			}
-			rule, level = strings.TrimSpace(rule), strings.ToLower(strings.TrimSpace(level))
-			if err := validate.CheckLevel(rule, level); err != nil {
-				return nil, &FlagError{Err: fmt.Errorf("--rule: %w", err)}
-			}
-			levels[rule] = level
-		}
-	}
-	if len(levels) == 0 {
-		return nil, nil
-	}
-	return levels, nil
-}
-
-// excludeMatcher compiles config validate.exclude; patterns of the user's
-// own config are relative to the working folder's repository top (or the
-// working folder outside one). A pattern that matches nothing is an error
-// naming its file and line.
-func excludeMatcher(cfg *config.Config, cwd string) (*skilltree.Matcher, error) {
-	if cfg == nil || len(cfg.Validate.Exclude) == 0 {
-		return nil, nil
-	}
-	top := agents.RepoTop(cwd)
-	if top == "" {
-		top = cwd
-	}
-	pats := make([]skilltree.Pattern, 0, len(cfg.Validate.Exclude))
-	for _, p := range cfg.Validate.Exclude {
-		base := p.Base
-		if base == "" {
-			base = top
-		}
-		if why := skilltree.CheckGlob(p.Glob); why != "" {
-			return nil, &config.Error{File: p.File, Line: p.Line, Msg: fmt.Sprintf("validate.exclude: %q: %s", p.Glob, why)}
-		}
-		pats = append(pats, skilltree.Pattern{Glob: p.Glob, Base: base})
-	}
-	return skilltree.NewMatcher(pats), nil
-}
-
 func validateRun(ctx context.Context, opts *validateOptions) error {
 	cwd := ""
 	if opts.Cwd != nil {
@@ -215,13 +157,12 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 		}
 		cfg = c
 	}
-	levels, err := ruleLevels(cfg, opts.Rules)
+	levels, exclude, err := validate.Settings(cfg, cwd)
 	if err != nil {
 		return err
 	}
-	exclude, err := excludeMatcher(cfg, cwd)
-	if err != nil {
-		return err
+	if levels, err = validate.ParseRuleLevels(levels, opts.Rules); err != nil {
+		return &FlagError{Err: fmt.Errorf("--rule: %w", err)}
 	}
 	paths := opts.Paths
 	if len(paths) == 0 {

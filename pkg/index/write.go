@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
+	"github.com/skillctl/skillctl/pkg/agents"
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 // The marker comments around the block that WriteBlock maintains.
@@ -232,4 +234,35 @@ func FormatForFile(file string) string {
 		return FormatXML
 	}
 	return ""
+}
+
+// ForFile prepares the items of an index written into file (--write): when
+// file is inside a repository, the paths of the skills inside it become
+// relative to file's folder and, with onlyRepo, the skills outside it are
+// left out (outside counts them; repo names the repository's top).
+func ForFile(items []Item, file string, onlyRepo bool) (kept []Item, outside int, repo string) {
+	dir := filepath.Dir(file)
+	top := agents.RepoTop(dir)
+	if top == "" {
+		return items, 0, ""
+	}
+	realTop, realDir := top, dir
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		realTop = r
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		realDir = r
+	}
+	for _, it := range items {
+		if !skill.Within(realTop, filepath.Dir(it.Location())) {
+			if onlyRepo {
+				outside++
+				continue
+			}
+		} else {
+			it.RelTo = realDir
+		}
+		kept = append(kept, it)
+	}
+	return kept, outside, top
 }
