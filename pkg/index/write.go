@@ -254,7 +254,9 @@ func ForFile(items []Item, file string, onlyRepo bool) (kept []Item, outside int
 		realDir = r
 	}
 	for _, it := range items {
-		if !skill.Within(realTop, filepath.Dir(it.Location())) {
+		loc := it.absLocation()
+		it.RealDir = filepath.Dir(loc) // resolved once
+		if !skill.Within(realTop, it.RealDir) {
 			if onlyRepo {
 				outside++
 				continue

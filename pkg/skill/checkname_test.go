@@ -55,3 +55,16 @@ func TestCheckName(t *testing.T) {
 }
 
 // loadNew creates a skill and loads it back with pkg/skill.
+
+func TestValidName(t *testing.T) {
+	for in, want := range map[string]string{
+		"pdf-tools": "pdf-tools", "Toggl Automation": "toggl-automation", "my_skill": "my-skill",
+		"-2chat--x-": "2chat-x", "日本": "日本", "!!!": "", strings.Repeat("ab_", 30): strings.TrimRight(strings.Repeat("ab-", 22)[:64], "-"),
+	} {
+		got := ValidName(in)
+		assert.Equal(t, want, got, in)
+		if got != "" {
+			assert.NoError(t, CheckName(got), in)
+		}
+	}
+}

@@ -108,7 +108,7 @@ func CheckName(name string) error {
 		}
 	}
 	if len(reasons) > 0 {
-		if s := Slug(name); s != "" && s != name && len(s) <= MaxNameLength {
+		if s := ValidName(name); s != "" && s != name {
 			reasons[len(reasons)-1] += "; use " + s
 		}
 		return &NameError{Name: name, Reasons: reasons}
@@ -126,6 +126,20 @@ func NameKey(name string) string {
 		}
 	}
 	return name
+}
+
+// ValidName is name when it is a valid skill name, else the valid name
+// closest to it, for hints: its slug, cut to the length limit ("" when it
+// has no letter or digit of a-z0-9).
+func ValidName(name string) string {
+	if len(NameIssues(name)) == 0 {
+		return name
+	}
+	s := Slug(name)
+	if len(s) > MaxNameLength {
+		s = strings.TrimRight(s[:MaxNameLength], "-")
+	}
+	return s
 }
 
 // Slug is the folder name install gives a skill called name (SPEC §6):

@@ -169,7 +169,7 @@ func checkName(c *checker) {
 	k, n := c.field("name")
 	if n == nil {
 		hint := "add name: followed by the skill's name in lowercase letters, digits and hyphens"
-		if fixed := suggestName(norm.NFKC.String(c.t.dirName)); fixed != "" {
+		if fixed := skill.ValidName(norm.NFKC.String(c.t.dirName)); fixed != "" {
 			hint = "add name: " + fixed
 			if fixed != c.t.dirName {
 				hint += " and rename the folder to " + fixed
@@ -191,7 +191,7 @@ func checkName(c *checker) {
 	name := norm.NFKC.String(raw)
 	before := len(c.res.Findings)
 	// Every hint that proposes a name proposes a valid one.
-	fixed := suggestName(name)
+	fixed := skill.ValidName(name)
 	useFixed := func(what string) string {
 		if fixed == "" {
 			return what + ", e.g. pdf-tools"
@@ -208,7 +208,7 @@ func checkName(c *checker) {
 			c.addNode("name-too-long", n, hint, "name %q is %d characters long; the limit is %d", name, is.Length, MaxNameLength)
 		case skill.NameUppercase:
 			hint := "write the name in lowercase: " + is.Lower
-			if suggestName(is.Lower) != is.Lower {
+			if skill.ValidName(is.Lower) != is.Lower {
 				hint = useFixed("write the name in lowercase letters, digits and single hyphens")
 			}
 			c.addNode("name-format", n, hint, "name %q must be lowercase", name)
@@ -225,7 +225,7 @@ func checkName(c *checker) {
 	if c.t.dirName != "" {
 		if dir := norm.NFKC.String(c.t.dirName); dir != name {
 			var hint string
-			dirOK := suggestName(dir) == dir
+			dirOK := skill.ValidName(dir) == dir
 			switch {
 			case !badFormat && dirOK:
 				hint = "rename the folder to " + name + " or set name: " + dir
@@ -618,20 +618,6 @@ func checkBodySize(c *checker) {
 	if t := skill.EstimateTokens(len(body)); t > MaxBodyTokens {
 		c.add("body-too-many-tokens", "", c.doc.BodyLine, 1, "", "the body is about %d tokens; keep it under %d", t, MaxBodyTokens)
 	}
-}
-
-// suggestName returns name when it is a valid skill name, else the valid
-// name closest to it: its slug, cut to the length limit ("" when it has
-// no letter or digit of a-z0-9).
-func suggestName(name string) string {
-	if len(skill.NameIssues(name)) == 0 {
-		return name
-	}
-	s := skill.Slug(name)
-	if len(s) > MaxNameLength {
-		s = strings.TrimRight(s[:MaxNameLength], "-")
-	}
-	return s
 }
 
 // IsPlaceholder reports whether a description says it is yet to be
