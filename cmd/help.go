@@ -227,6 +227,14 @@ Downloads ('skillctl install https://...'):
     HTTP_PROXY           the proxy for http:// sources
     NO_PROXY             hosts reached without the proxy
 
+Git sources ('skillctl install owner/repo', see 'skillctl install --help'):
+
+    GIT_SSH_COMMAND, GIT_SSH
+                         when neither is set, git's ssh runs with BatchMode=yes
+                         (no password prompt); git itself reads its own
+                         variables and configuration (credentials, proxies,
+                         url.<base>.insteadOf, GIT_CONFIG_GLOBAL)
+
 Shell completion:
 
     SKILLCTL_COMPLETION_DESCRIPTIONS

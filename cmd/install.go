@@ -40,6 +40,9 @@ type installOptions struct {
 	List         bool
 	Neighbours   []install.Neighbour
 	SHA256       string
+	Ref          string
+	Subdir       string
+	GitTimeout   time.Duration
 	MaxEntries   int
 	MaxFileSize  string
 	MaxTotalSize string
@@ -52,14 +55,27 @@ func init() { register(func(f *Factory) *cobra.Command { return newInstallCmd(f,
 func newInstallCmd(f *Factory, runF func(context.Context, *installOptions) error) *cobra.Command {
 	opts := &installOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:     "install <source>... [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>]",
+		Use:     "install <source>... [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>] [--ref <ref>] [--subdir <path>]",
 		Aliases: []string{"add"},
-		Short:   "Install skills from archives, folders, SKILL.md files or URLs",
-		Long: `Install the skills held by each SOURCE: an archive file (zip, .skill, tar,
-tar.gz, tar.bz2, tar.xz or tar.zst, recognised by its content, not its name),
-a folder, a SKILL.md (its folder is the skill), or an http(s):// URL of an
-archive. --list shows what a source holds, with any problems, and installs
-nothing.
+		Short:   "Install skills from archives, folders, git repositories or URLs",
+		Long: `Install the skills held by each SOURCE, recognised in this order:
+  a path       an archive file (zip, .skill, tar, tar.gz, tar.bz2, tar.xz or
+               tar.zst, recognised by its content, not its name), a folder, or
+               a SKILL.md (its folder is the skill)
+  an archive URL  https://example.com/skills.zip
+  a GitHub shorthand  owner/repo, owner/repo/sub/path, owner/repo@REF,
+               github:owner/repo
+  a tree URL   https://github.com/o/r/tree/REF/path,
+               https://gitlab.com/g/r/-/tree/REF/path
+  a git URL    https://host/x.git, git+https://..., ssh://..., git@host:o/r.git,
+               file:///srv/r.git, each with an optional #REF
+--ref (a branch, a tag or a full commit SHA) and --subdir set what a form does
+not carry. Git runs as the git binary, shallow and sparse where the server
+allows, without prompts, hooks, submodules or LFS downloads, within config
+git.timeout (120s); private repositories work through your git credentials,
+and url.<base>.insteadOf rules point a shorthand at a mirror. The lock
+records the repository, the ref and the commit. --list shows what a source
+holds, with any problems, and installs nothing.
 
 A source may hold SKILL.md at its top, one folder holding SKILL.md, or several
 skill folders; all are installed unless --skill picks some (a name or a glob).
@@ -97,6 +113,8 @@ the other.`,
   skillctl install skills.zip --list
   skillctl install https://example.com/skills.zip --sha256 3b1f...e9 --skill pdf
   skillctl install ./repo-of-skills --skip-invalid
+  skillctl install anthropics/skills --skill pdf
+  skillctl install https://github.com/o/r/tree/v1.2/skills/pdf
   skillctl install ./my-skill --scope project --agent claude --agent codex
   skillctl install bundle.tar.gz --dir ./skills --dry-run --json`,
 		Args:              cobra.MinimumNArgs(1),
@@ -132,6 +150,11 @@ the other.`,
 			if opts.Targets.Dir == "" {
 				opts.Neighbours = neighbours(opts.Targets)
 			}
+			if cfg, err := f.Config(); err == nil {
+				opts.GitTimeout = cfg.Git.Timeout
+			} else {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -147,6 +170,8 @@ the other.`,
 	fl.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "install the skills that can be installed and report the others")
 	fl.BoolVar(&opts.Strict, "strict", false, "refuse skills with any validation error")
 	fl.StringVar(&opts.SHA256, "sha256", "", "refuse the archive or download unless its sha256 is `HEX`")
+	fl.StringVar(&opts.Ref, "ref", "", "the branch, tag or commit SHA of a git source (`REF`)")
+	fl.StringVar(&opts.Subdir, "subdir", "", "the `PATH` of the skills in a git source")
 	fl.IntVar(&opts.MaxEntries, "max-entries", archive.DefaultMaxEntries, "refuse sources with more than `N` entries")
 	fl.StringVar(&opts.MaxFileSize, "max-file-size", "100MiB", "refuse a file unpacking to more than `SIZE`")
 	fl.StringVar(&opts.MaxTotalSize, "max-total-size", "512MiB", "refuse a source unpacking to more than `SIZE` in all")
@@ -280,6 +305,7 @@ func installRun(ctx context.Context, opts *installOptions) error {
 		SHA256: strings.ToLower(opts.SHA256), Cwd: opts.Cwd, Now: opts.Now,
 		Limits:           archive.Limits{MaxEntries: maxEntries, MaxEntryBytes: perFile, MaxTotalBytes: total},
 		MaxDownloadBytes: download, DownloadTimeout: opts.Timeout,
+		Ref: opts.Ref, Subdir: opts.Subdir, GitTimeout: opts.GitTimeout,
 	})
 	bar := newProgressLine(opts.IO, opts.Quiet)
 	if bar != nil {

@@ -222,7 +222,10 @@ func listRun(ctx context.Context, opts *listOptions) error {
 // of its location and the day it was installed.
 func fromCell(p *skill.Provenance) string {
 	loc := strings.TrimRight(p.Location, "/")
-	if i := strings.LastIndexAny(loc, `/\`); i >= 0 && i < len(loc)-1 {
+	if p.Commit != "" {
+		// a repository is named whole, with the commit
+		loc += "@" + p.Commit[:min(7, len(p.Commit))]
+	} else if i := strings.LastIndexAny(loc, `/\`); i >= 0 && i < len(loc)-1 {
 		loc = loc[i+1:]
 	}
 	if p.Version != "" {

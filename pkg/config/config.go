@@ -83,6 +83,15 @@ func (v Validate) Levels() map[string]string {
 	return m
 }
 
+// Git holds the git: section.
+type Git struct {
+	// Timeout bounds each git command of a git source (0: the default, 120 s).
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// DefaultGitTimeout is git.timeout when nothing sets it.
+const DefaultGitTimeout = 120 * time.Second
+
 // Config is the merged configuration.
 type Config struct {
 	// Paths are extra skill roots (absolute, resolved against the file's folder).
@@ -95,6 +104,7 @@ type Config struct {
 	Permissions []PermissionRule `json:"permissions,omitempty"`
 	Run         Run              `json:"run"`
 	Validate    Validate         `json:"validate"`
+	Git         Git              `json:"git"`
 	// Files are the files that were read, in merge order.
 	Files []string `json:"files,omitempty"`
 	// Warnings name what was ignored: an untrusted file, a project setting
@@ -335,8 +345,30 @@ func (c *Config) merge(file string, data []byte, project string, anchored bool) 
 			if err := c.mergeValidate(file, v, base); err != nil {
 				return err
 			}
+		case "git":
+			if v.Kind != yaml.MappingNode {
+				return errAt(v, "git must be a mapping (git: {timeout: 2m})")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				gk, gv := v.Content[j], v.Content[j+1]
+				if gk.Value != "timeout" {
+					return errAt(gk, "unknown key git.%s (known: timeout)", gk.Value)
+				}
+				d, err := ParseTimeout(gv.Value)
+				if gv.Kind != yaml.ScalarNode || err != nil {
+					return errAt(gv, "git.timeout must be a duration like 2m (or milliseconds)")
+				}
+				cur := c.Git.Timeout
+				if cur == 0 {
+					cur = DefaultGitTimeout
+				}
+				if d > cur && loosens(gv, fmt.Sprintf("git.timeout: %s (higher than %v)", gv.Value, cur)) {
+					continue
+				}
+				c.Git.Timeout = d
+			}
 		default:
-			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run, validate)", k.Value)
+			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run, validate, git)", k.Value)
 		}
 	}
 	return nil

@@ -81,6 +81,14 @@ type Options struct {
 	DownloadTimeout time.Duration
 	// HTTPClient is used for downloads (nil: a default client).
 	HTTPClient *http.Client
+	// Ref and Subdir choose the ref and the sub path of a git source,
+	// where its form does not carry them (--ref, --subdir).
+	Ref, Subdir string
+	// GitTimeout bounds each git command (config git.timeout; default
+	// config.DefaultGitTimeout).
+	GitTimeout time.Duration
+	// GitEnv is added to git's environment (tests).
+	GitEnv []string
 	// Cwd resolves relative source paths.
 	Cwd string
 	// Now is the clock (nil: time.Now).
@@ -420,7 +428,7 @@ func (in *Installer) status(c *candidate) string {
 // openSources opens every source argument.
 func (in *Installer) openSources(ctx context.Context) ([]*source, error) {
 	if len(in.Sources) == 0 {
-		return nil, errors.New("nothing to install: give an archive, a folder, a SKILL.md or a URL")
+		return nil, errors.New("nothing to install: give an archive, a folder, a SKILL.md, a URL or a git repository")
 	}
 	if in.SHA256 != "" {
 		if len(in.Sources) != 1 {
@@ -575,7 +583,7 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 		}
 		var st *staged
 		var err error
-		if s.kind == KindFolder {
+		if s.kind == KindFolder || s.kind == KindGit {
 			if s.rels == nil {
 				if err := findInFolder(ctx, s); err != nil {
 					return nil, 0, err
@@ -696,10 +704,11 @@ func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) err
 	c.entry = LockEntry{
 		Version:         now.Format("20060102-150405"),
 		DeclaredVersion: c.sk.Exec.Version,
-		Source:          SourceRef{Kind: c.src.kind, Location: c.src.location, SHA256: c.src.sha256},
-		InstalledAt:     now.Format(time.RFC3339),
-		SkillMdSha256:   mdSum,
-		TreeSha256:      tree,
+		Source: SourceRef{Kind: c.src.kind, Location: c.src.location, SHA256: c.src.sha256,
+			URL: c.src.gitURL, Ref: c.src.ref, Commit: c.src.commit, Subdir: c.src.subdir},
+		InstalledAt:   now.Format(time.RFC3339),
+		SkillMdSha256: mdSum,
+		TreeSha256:    tree,
 	}
 	c.inventory = inv
 	return nil

@@ -30,6 +30,7 @@ const (
 	KindArchive = "archive"
 	KindFolder  = "folder"
 	KindURL     = "url"
+	KindGit     = "git"
 )
 
 // SourceRef says where an installed skill came from.
@@ -38,6 +39,13 @@ type SourceRef struct {
 	Location string `json:"location"`
 	// SHA256 is the archive's digest (empty for folders).
 	SHA256 string `json:"sha256,omitempty"`
+	// URL, Ref, Commit and Subdir say where a git source was fetched:
+	// the repository (without credentials), the ref asked for ("" for
+	// the default branch), the commit checked out, and the sub path.
+	URL    string `json:"url,omitempty"`
+	Ref    string `json:"ref,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Subdir string `json:"subdir,omitempty"`
 }
 
 // LockEntry is what the lock file records for one installed skill (SPEC §6).
@@ -363,7 +371,7 @@ func (l *Lock) Provenance(folder string) *skill.Provenance {
 	if !ok {
 		return nil
 	}
-	return &skill.Provenance{Kind: e.Source.Kind, Location: e.Source.Location, SHA256: e.Source.SHA256,
+	return &skill.Provenance{Kind: e.Source.Kind, Location: e.Source.Location, SHA256: e.Source.SHA256, Commit: e.Source.Commit,
 		Version: e.DeclaredVersion, InstalledAt: e.InstalledAt, TreeSHA256: e.TreeSha256}
 }
 

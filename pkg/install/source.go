@@ -19,6 +19,7 @@ import (
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/skilltree"
+	gitsource "github.com/skillctl/skillctl/pkg/source"
 )
 
 // Download defaults.
@@ -46,6 +47,9 @@ type source struct {
 	sha256   string
 	format   archive.Format
 	temp     string // removed when done
+	tempDir  string // removed, with all it holds, when done
+	// gitURL, ref, commit and subdir: where a git source was fetched.
+	gitURL, ref, commit, subdir string
 	// rels are the skill folders of a folder source (relative, slash
 	// separated, "" for the top), found by skilltree before it is staged.
 	rels []string
@@ -58,12 +62,15 @@ type source struct {
 // extensions.
 func (s *source) baseName() string {
 	base := filepath.Base(s.path)
+	if s.kind == KindGit && s.subdir == "" {
+		base = strings.TrimSuffix(path.Base(strings.TrimSuffix(s.gitURL, "/")), ".git")
+	}
 	if s.kind == KindURL {
 		if u, err := url.Parse(s.location); err == nil {
 			base = path.Base(u.Path)
 		}
 	}
-	if s.kind != KindFolder {
+	if s.kind != KindFolder && s.kind != KindGit {
 		for _, ext := range []string{".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar", ".zip", ".skill"} {
 			base = strings.TrimSuffix(base, ext)
 		}
@@ -75,6 +82,9 @@ func (s *source) cleanup() {
 	if s.temp != "" {
 		os.Remove(s.temp)
 	}
+	if s.tempDir != "" {
+		os.RemoveAll(s.tempDir)
+	}
 }
 
 func isURL(arg string) bool {
@@ -82,10 +92,21 @@ func isURL(arg string) bool {
 	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
 }
 
-// openSource identifies arg: an http(s) URL (downloaded), a folder, or an
-// archive file recognised by its content.
+// openSource identifies arg in SPEC §12's order: an existing path (a
+// folder, a SKILL.md, or an archive file recognised by its content), an
+// http(s) URL (a git repository when it names one, else downloaded as an
+// archive), or a git source (a shorthand, a tree URL, a git URL), fetched.
 func (in *Installer) openSource(ctx context.Context, arg string) (*source, error) {
 	if isURL(arg) {
+		if g, ok, err := gitsource.ParseGit(arg); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return in.fetchGit(ctx, g)
+		}
+		if in.Ref != "" || in.Subdir != "" {
+			return nil, fmt.Errorf("%s: --ref and --subdir apply to git sources; this URL is downloaded as an archive", gitsource.Redact(arg))
+		}
 		return in.download(ctx, arg)
 	}
 	p := arg
@@ -95,7 +116,16 @@ func (in *Installer) openSource(ctx context.Context, arg string) (*source, error
 	p = filepath.Clean(p)
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		if g, ok, gerr := gitsource.ParseGit(arg); ok || gerr != nil {
+			if gerr != nil {
+				return nil, gerr
+			}
+			return in.fetchGit(ctx, g)
+		}
 		return nil, skill.Mark(fmt.Errorf("%s: no such file or folder", arg), skill.ErrNotFound)
+	}
+	if err == nil && (in.Ref != "" || in.Subdir != "") {
+		return nil, fmt.Errorf("%s: --ref and --subdir apply to git sources, not to a path on disk", arg)
 	}
 	if err != nil {
 		return nil, err
@@ -235,4 +265,39 @@ func describeNetError(err error) error {
 		return fmt.Errorf("timed out (%v)", err)
 	}
 	return err
+}
+
+// fetchGit checks a git source out into a temp folder and makes it a
+// folder source that remembers the repository, ref, commit and sub path.
+func (in *Installer) fetchGit(ctx context.Context, g *gitsource.Git) (*source, error) {
+	if in.SHA256 != "" {
+		return nil, fmt.Errorf("%s: %w: a checksum applies to an archive or a download; a git source is pinned by its commit (--ref SHA)", g.Arg, ErrChecksumUse)
+	}
+	if in.Ref != "" {
+		if g.Ref != "" && g.Ref != in.Ref {
+			return nil, fmt.Errorf("%s names the ref %s and --ref says %s: give one", g.Arg, g.Ref, in.Ref)
+		}
+		g.Ref = in.Ref
+	}
+	if sub := strings.Trim(filepath.ToSlash(in.Subdir), "/"); sub != "" {
+		if g.Subdir != "" && g.Subdir != sub {
+			return nil, fmt.Errorf("%s names the path %s and --subdir says %s: give one", g.Arg, g.Subdir, sub)
+		}
+		if !filepath.IsLocal(filepath.FromSlash(sub)) {
+			return nil, fmt.Errorf("--subdir %s: give a path inside the repository", in.Subdir)
+		}
+		g.Subdir = sub
+	}
+	tmp, err := os.MkdirTemp("", "skillctl-git-")
+	if err != nil {
+		return nil, err
+	}
+	f, err := g.Fetch(ctx, filepath.Join(tmp, "checkout"), gitsource.FetchOptions{Timeout: in.GitTimeout, Env: in.GitEnv})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	loc := gitsource.Redact(strings.TrimSpace(g.Arg))
+	return &source{arg: loc, kind: KindGit, path: f.Root, location: loc, tempDir: tmp,
+		gitURL: g.Display(), ref: f.Ref, commit: f.Commit, subdir: f.Subdir}, nil
 }
