@@ -37,6 +37,14 @@ func TestScripts(t *testing.T) {
 		},
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// envfile VAR FILE: set VAR to FILE's content, trimmed (a
+			// commit SHA that git printed, for instance).
+			"envfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: envfile VAR FILE")
+				}
+				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
+			},
 			// genfile PATH SIZE [nul]: a SKILL.md-like file of SIZE bytes
 			// (with a NUL byte on its second line when nul is given).
 			"genfile": func(ts *testscript.TestScript, neg bool, args []string) {

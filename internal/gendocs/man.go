@@ -224,8 +224,28 @@ func roffBlock(text string) string {
 // minus signs, which copy and paste as '-') and a leading '.' or '\”.
 func roffText(s string) string {
 	s = strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+	s = nonASCII(s)
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
 		s = `\&` + s
+	}
+	return s
+}
+
+// nonASCII writes every character outside ASCII as a groff Unicode
+// escape (\[u2014]), which every output device renders.
+func nonASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			var b strings.Builder
+			for _, r := range s {
+				if r < 0x80 {
+					b.WriteRune(r)
+				} else {
+					fmt.Fprintf(&b, `\[u%04X]`, r)
+				}
+			}
+			return b.String()
+		}
 	}
 	return s
 }

@@ -347,3 +347,58 @@ func (g *Git) splitTree(ctx context.Context, r *runner) (string, string, error) 
 	}
 	return "", "", skill.Mark(errors.New(msg), skill.ErrNotFound)
 }
+
+// Remote is what a repository's ref points at now.
+type Remote struct {
+	// Commit is the SHA the ref (or the default branch) points at.
+	Commit string
+	// Tag is set when the ref is a tag (a pin: tags are not expected to move).
+	Tag bool
+}
+
+// Resolve asks the repository what ref points at now (`git ls-remote`),
+// without fetching: the default branch when ref is "". A full commit SHA
+// resolves to itself, a pin.
+func Resolve(ctx context.Context, url, ref string, o FetchOptions) (*Remote, error) {
+	if IsSHA(ref) {
+		return &Remote{Commit: ref}, nil
+	}
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, fmt.Errorf("%w: install git to check git sources", ErrGitMissing)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = config.DefaultGitTimeout
+	}
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "LC_ALL=C", "LANG=C")
+	if os.Getenv("GIT_SSH_COMMAND") == "" && os.Getenv("GIT_SSH") == "" {
+		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+	}
+	r := &runner{git: bin, dir: os.TempDir(), env: append(env, o.Env...), timeout: o.Timeout}
+	g := &Git{Arg: Redact(url), URL: url}
+	want := []string{"HEAD"}
+	if ref != "" {
+		want = []string{"refs/heads/" + ref, "refs/tags/" + ref, "refs/tags/" + ref + "^{}"}
+	}
+	out, err := r.run(ctx, append([]string{"ls-remote", url}, want...)...)
+	if err != nil {
+		return nil, g.explain(ctx, r, ref, err)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if sha, name, ok := strings.Cut(l, "\t"); ok {
+			got[name] = sha
+		}
+	}
+	switch {
+	case ref == "" && got["HEAD"] != "":
+		return &Remote{Commit: got["HEAD"]}, nil
+	case got["refs/heads/"+ref] != "":
+		return &Remote{Commit: got["refs/heads/"+ref]}, nil
+	case got["refs/tags/"+ref+"^{}"] != "":
+		return &Remote{Commit: got["refs/tags/"+ref+"^{}"], Tag: true}, nil
+	case got["refs/tags/"+ref] != "":
+		return &Remote{Commit: got["refs/tags/"+ref], Tag: true}, nil
+	}
+	return nil, g.noRef(ctx, r, ref)
+}

@@ -1,0 +1,294 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/skillctl/skillctl/pkg/skill"
+	gitsource "github.com/skillctl/skillctl/pkg/source"
+)
+
+// Statuses of Verify.
+const (
+	VerifyOK        = "ok"
+	VerifyModified  = "modified"
+	VerifyMissing   = "missing"
+	VerifyUntracked = "untracked"
+)
+
+// Verified is the state of one skill of a lock, or of a skill in a managed
+// folder that the lock does not know.
+type Verified struct {
+	Name   string `json:"name"`
+	Root   string `json:"root"`
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	// Changes names the edited files of a modified skill.
+	Changes string `json:"changes,omitempty"`
+}
+
+// Drift reports whether a verification found a skill that is not as
+// installed: modified or missing.
+func Drift(vs []Verified) bool {
+	for _, v := range vs {
+		if v.Status == VerifyModified || v.Status == VerifyMissing {
+			return true
+		}
+	}
+	return false
+}
+
+// lockedSkill is one entry of a root's lock.
+type lockedSkill struct {
+	root, folder string
+	e            LockEntry
+}
+
+// lockedSkills reads the locks of roots and picks the entries named (all
+// when names is empty). A name no lock has is an error naming the roots,
+// with the nearest names.
+func lockedSkills(roots, names []string) ([]lockedSkill, error) {
+	var out []lockedSkill
+	found := map[string]bool{}
+	var all []string
+	for _, root := range roots {
+		l, err := ReadLock(root)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range l.Names() {
+			all = append(all, n)
+			if len(names) > 0 && !matchName(names, n) {
+				continue
+			}
+			e, ok := l.Get(n)
+			if !ok {
+				return nil, fmt.Errorf("%s: the entry of %s cannot be read; reinstall it with --force", filepath.Join(root, LockFileName), n)
+			}
+			found[n] = true
+			out = append(out, lockedSkill{root: root, folder: n, e: e})
+		}
+	}
+	for _, n := range names {
+		if !found[n] && !found[skill.Slug(n)] {
+			return nil, &skill.NotFoundError{What: "installed skill", Name: n,
+				Detail:      fmt.Sprintf("%s is not installed by skillctl in %s", n, strings.Join(roots, ", ")),
+				Suggestions: skill.Closest(n, all)}
+		}
+	}
+	return out, nil
+}
+
+func matchName(names []string, folder string) bool {
+	for _, n := range names {
+		if n == folder || skill.Slug(n) == folder {
+			return true
+		}
+	}
+	return false
+}
+
+// Verify recomputes the tree hash of every skill the locks of roots record
+// (or those named) and compares it with the lock: ok, modified (naming the
+// changed files), or missing. Without names it also reports the skill
+// folders of the roots that no lock records (untracked), which do not
+// count as drift.
+func Verify(ctx context.Context, roots, names []string) ([]Verified, error) {
+	locked, err := lockedSkills(roots, names)
+	if err != nil {
+		return nil, err
+	}
+	var out []Verified
+	for _, ls := range locked {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(ls.root, ls.folder)
+		v := Verified{Name: ls.folder, Root: ls.root, Path: dir, Status: VerifyOK}
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()):
+			v.Status = VerifyMissing
+		case err != nil:
+			return nil, err
+		default:
+			m, err := treeManifest(ctx, dir)
+			if err != nil {
+				return nil, fmt.Errorf("verify %s: %w", dir, err)
+			}
+			if m.sum() != ls.e.TreeSha256 {
+				v.Status, v.Changes = VerifyModified, describeChanges(m, ls.e, "")
+			}
+		}
+		out = append(out, v)
+	}
+	if len(names) == 0 {
+		for _, root := range roots {
+			l, err := ReadLock(root)
+			if err != nil {
+				return nil, err
+			}
+			ents, err := os.ReadDir(root)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			for _, de := range ents {
+				name := de.Name()
+				if !de.IsDir() || strings.HasPrefix(name, ".") || l.Has(name) {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil {
+					out = append(out, Verified{Name: name, Root: root, Path: filepath.Join(root, name), Status: VerifyUntracked})
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Root < out[j].Root
+	})
+	return out, nil
+}
+
+// Statuses of Outdated.
+const (
+	OutdatedCurrent = "up-to-date"
+	OutdatedNewer   = "outdated"
+	OutdatedPinned  = "pinned"
+	// OutdatedUnchecked: a source whose remote is not asked (a folder, an
+	// archive file, a URL).
+	OutdatedUnchecked = "unchecked"
+	OutdatedError     = "error"
+)
+
+// Outdated is what the remote of one installed skill says now.
+type Outdated struct {
+	Name   string `json:"name"`
+	Root   string `json:"root"`
+	Source string `json:"source"`
+	Ref    string `json:"ref,omitempty"`
+	// Current is the commit installed; Latest the one Ref points at now.
+	Current string `json:"current,omitempty"`
+	Latest  string `json:"latest,omitempty"`
+	Status  string `json:"status"`
+	Error   string `json:"error,omitempty"`
+	entry   lockedSkill
+}
+
+// CheckOutdated asks the remote of every git source of the locks of roots
+// (or of the skills named) what its ref points at now, with one
+// `git ls-remote` per repository and ref, run in parallel. A skill pinned
+// to a commit SHA or a tag is `pinned`. A remote that cannot be asked
+// gives that skill the status `error` (with the reason), not a failure of
+// the whole check.
+func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.FetchOptions) ([]Outdated, error) {
+	locked, err := lockedSkills(roots, names)
+	if err != nil {
+		return nil, err
+	}
+	type query struct{ url, ref string }
+	type answer struct {
+		r   *gitsource.Remote
+		err error
+	}
+	answers := map[query]*answer{}
+	var out []Outdated
+	for _, ls := range locked {
+		s := ls.e.Source
+		od := Outdated{Name: ls.folder, Root: ls.root, Source: s.Location, Ref: s.Ref, Current: s.Commit, entry: ls}
+		switch {
+		case s.Kind != KindGit || s.URL == "":
+			od.Status = OutdatedUnchecked
+		case gitsource.IsSHA(s.Ref):
+			od.Status, od.Latest = OutdatedPinned, s.Commit
+		default:
+			answers[query{s.URL, s.Ref}] = nil
+		}
+		out = append(out, od)
+	}
+	// Each query gets its answer slot before the queries start, so the
+	// goroutines write only their own.
+	for q := range answers {
+		answers[q] = &answer{}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for q, a := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			a.r, a.err = gitsource.Resolve(ctx, q.url, q.ref, o)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		od := &out[i]
+		if od.Status != "" {
+			continue
+		}
+		a := answers[query{od.entry.e.Source.URL, od.Ref}]
+		switch {
+		case a.err != nil:
+			od.Status, od.Error = OutdatedError, a.err.Error()
+		case a.r.Tag:
+			od.Status, od.Latest = OutdatedPinned, a.r.Commit
+		case a.r.Commit == od.Current:
+			od.Status, od.Latest = OutdatedCurrent, a.r.Commit
+		default:
+			od.Status, od.Latest = OutdatedNewer, a.r.Commit
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Root < out[j].Root
+	})
+	return out, nil
+}
+
+// UpdatePlan is one install that brings outdated skills of one root and
+// one source up to date: the source as recorded, at the ref asked for.
+type UpdatePlan struct {
+	Root   string
+	Source string
+	Ref    string
+	Subdir string
+	Skills []string
+}
+
+// PlanUpdates groups the outdated skills of os by root and source, so
+// that each source is fetched once per root.
+func PlanUpdates(os []Outdated) []UpdatePlan {
+	idx := map[[4]string]int{}
+	var plans []UpdatePlan
+	for _, o := range os {
+		if o.Status != OutdatedNewer {
+			continue
+		}
+		s := o.entry.e.Source
+		k := [4]string{o.Root, s.Location, s.Ref, s.Subdir}
+		i, ok := idx[k]
+		if !ok {
+			i = len(plans)
+			idx[k] = i
+			plans = append(plans, UpdatePlan{Root: o.Root, Source: s.Location, Ref: s.Ref, Subdir: s.Subdir})
+		}
+		plans[i].Skills = append(plans[i].Skills, o.Name)
+	}
+	return plans
+}
