@@ -103,7 +103,7 @@ func TestHelpUnknownTopicIsAUsageError(t *testing.T) {
 	assert.Contains(t, errOut, `no help for "nope"`)
 	code, out, _ := e.run(t, false, "help", "install")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, out, "skillctl install <source>...")
+	assert.Contains(t, out, "skillctl install [<source>...]")
 }
 
 var envLiteral = regexp.MustCompile(`(?:Getenv|getenv|LookupEnv)\("([A-Za-z_][A-Za-z0-9_]*)"\)`)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,8 @@ type installOptions struct {
 	Ref          string
 	Subdir       string
 	GitTimeout   time.Duration
+	Frozen       bool
+	LockFile     string
 	MaxEntries   int
 	MaxFileSize  string
 	MaxTotalSize string
@@ -55,7 +58,7 @@ func init() { register(func(f *Factory) *cobra.Command { return newInstallCmd(f,
 func newInstallCmd(f *Factory, runF func(context.Context, *installOptions) error) *cobra.Command {
 	opts := &installOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:     "install <source>... [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>] [--ref <ref>] [--subdir <path>]",
+		Use:     "install [<source>...] [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>] [--ref <ref>] [--subdir <path>] [--frozen] [--lockfile <file>]",
 		Aliases: []string{"add"},
 		Short:   "Install skills from archives, folders, git repositories or URLs",
 		Long: `Install the skills held by each SOURCE, recognised in this order:
@@ -76,6 +79,13 @@ git.timeout (120s); private repositories work through your git credentials,
 and url.<base>.insteadOf rules point a shorthand at a mirror. The lock
 records the repository, the ref and the commit. --list shows what a source
 holds, with any problems, and installs nothing.
+
+Without a source, install restores every skill the lock of each target
+folder records (or --lockfile FILE records): each from its source at the
+recorded commit or sha256, checked against the recorded tree hash, with the
+lock entries kept as they are. Everything is fetched and checked first: a
+source that changed or is gone stops the restore with nothing changed.
+--frozen (for CI) also fails when the restore would change a lock.
 
 A source may hold SKILL.md at its top, one folder holding SKILL.md, or several
 skill folders; all are installed unless --skill picks some (a name or a glob).
@@ -116,11 +126,20 @@ the other.`,
   skillctl install anthropics/skills --skill pdf
   skillctl install https://github.com/o/r/tree/v1.2/skills/pdf
   skillctl install ./my-skill --scope project --agent claude --agent codex
+  skillctl install --scope project --frozen
   skillctl install bundle.tar.gz --dir ./skills --dry-run --json`,
-		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Sources = args
+			if len(args) == 0 {
+				for _, fl := range []string{"list", "sha256", "ref", "subdir", "skill", "skip-invalid", "strict"} {
+					if cmd.Flags().Changed(fl) {
+						return FlagErrorf("--%s needs a SOURCE; without one, install restores what the lock records", fl)
+					}
+				}
+			} else if opts.Frozen || opts.LockFile != "" {
+				return FlagErrorf("--frozen and --lockfile restore from a lock: give no SOURCE")
+			}
 			opts.JSON = f.Global.JSON
 			opts.Quiet = f.Global.Quiet
 			opts.Now = f.Now
@@ -172,6 +191,8 @@ the other.`,
 	fl.StringVar(&opts.SHA256, "sha256", "", "refuse the archive or download unless its sha256 is `HEX`")
 	fl.StringVar(&opts.Ref, "ref", "", "the branch, tag or commit SHA of a git source (`REF`)")
 	fl.StringVar(&opts.Subdir, "subdir", "", "the `PATH` of the skills in a git source")
+	fl.BoolVar(&opts.Frozen, "frozen", false, "restore, and fail if the lock would change (CI)")
+	fl.StringVar(&opts.LockFile, "lockfile", "", "restore from the lock `FILE` instead of the target folders' own")
 	fl.IntVar(&opts.MaxEntries, "max-entries", archive.DefaultMaxEntries, "refuse sources with more than `N` entries")
 	fl.StringVar(&opts.MaxFileSize, "max-file-size", "100MiB", "refuse a file unpacking to more than `SIZE`")
 	fl.StringVar(&opts.MaxTotalSize, "max-total-size", "512MiB", "refuse a source unpacking to more than `SIZE` in all")
@@ -314,7 +335,16 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	if opts.List {
 		return installList(ctx, opts, in, bar)
 	}
-	res, err := in.Run(ctx)
+	var res *install.Result
+	if len(opts.Sources) == 0 {
+		lockFile := opts.LockFile
+		if lockFile != "" && !filepath.IsAbs(lockFile) {
+			lockFile = filepath.Join(opts.Cwd, lockFile)
+		}
+		res, err = in.Restore(ctx, install.RestoreOptions{LockFile: lockFile, Frozen: opts.Frozen})
+	} else {
+		res, err = in.Run(ctx)
+	}
 	if bar != nil {
 		bar.clear()
 	}

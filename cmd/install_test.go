@@ -39,7 +39,8 @@ func TestInstallFlags(t *testing.T) {
 		{name: "bad scope", args: []string{"x.zip", "--scope", "world"}, wantErr: "--scope must be user or project"},
 		{name: "dir and scope", args: []string{"x.zip", "--dir", "d", "--scope", "user"}, wantErr: "cannot be used together"},
 		{name: "sha256 with two sources", args: []string{"a.zip", "b.zip", "--sha256", "00"}, wantErr: "one source"},
-		{name: "no source", args: []string{}, wantErr: "skillctl install needs at least one <source>"},
+		{name: "list without a source", args: []string{"--list"}, wantErr: "--list needs a SOURCE"},
+		{name: "frozen with a source", args: []string{"x.zip", "--frozen"}, wantErr: "give no SOURCE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _, _ := testFactory(t, home)

@@ -89,6 +89,14 @@ type Options struct {
 	GitTimeout time.Duration
 	// GitEnv is added to git's environment (tests).
 	GitEnv []string
+	// AtCommit, set by a restore, fetches a git source at this commit
+	// whatever ref its form names, from the sub path Subdir.
+	AtCommit string
+	// Expect, set by a restore, is the lock entry each skill (by folder)
+	// must reproduce: the skill's files must have its treeSha256 (else
+	// the install fails with a *MismatchError), and the entry is kept as
+	// it was, installedAt included.
+	Expect map[string]LockEntry
 	// Cwd resolves relative source paths.
 	Cwd string
 	// Now is the clock (nil: time.Now).
@@ -640,8 +648,26 @@ func (in *Installer) prepareAll(ctx context.Context, all []*candidate) error {
 		if err := c.prepare(ctx, now, in.Strict); err != nil {
 			return err
 		}
+		if exp, ok := in.Expect[c.folder]; ok {
+			if c.entry.TreeSha256 != exp.TreeSha256 {
+				return &MismatchError{Name: c.folder, Source: c.src.arg, Want: exp.TreeSha256, Got: c.entry.TreeSha256}
+			}
+			c.entry = exp
+		}
 	}
 	return nil
+}
+
+// MismatchError is a restored skill whose files are not the ones its lock
+// entry records.
+type MismatchError struct {
+	Name, Source string
+	Want, Got    string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s from %s: the files differ from the lock (treeSha256 %.12s, recorded %.12s): the source changed since the lock was written",
+		e.Name, e.Source, e.Got, e.Want)
 }
 
 // findInFolder finds the skills of a folder source with the one finder,

@@ -144,6 +144,23 @@ func ReadLock(root string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseLock(p, data)
+}
+
+// ReadLockFile reads a lock file given by path (install --lockfile); a
+// missing file is an error.
+func ReadLockFile(p string) (*Lock, error) {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, skill.Mark(fmt.Errorf("%s: no such lock file", p), skill.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseLock(p, data)
+}
+
+func parseLock(p string, data []byte) (*Lock, error) {
 	l, ok := splitLock(data)
 	if !ok {
 		var f lockFile

@@ -273,13 +273,16 @@ func (in *Installer) fetchGit(ctx context.Context, g *gitsource.Git) (*source, e
 	if in.SHA256 != "" {
 		return nil, fmt.Errorf("%s: %w: a checksum applies to an archive or a download; a git source is pinned by its commit (--ref SHA)", g.Arg, ErrChecksumUse)
 	}
-	if in.Ref != "" {
+	if in.AtCommit != "" {
+		// a restore: the recorded commit and sub path, whatever the form says
+		g.Pin(in.AtCommit, in.Subdir)
+	} else if in.Ref != "" {
 		if g.Ref != "" && g.Ref != in.Ref {
 			return nil, fmt.Errorf("%s names the ref %s and --ref says %s: give one", g.Arg, g.Ref, in.Ref)
 		}
 		g.Ref = in.Ref
 	}
-	if sub := strings.Trim(filepath.ToSlash(in.Subdir), "/"); sub != "" {
+	if sub := strings.Trim(filepath.ToSlash(in.Subdir), "/"); sub != "" && in.AtCommit == "" {
 		if g.Subdir != "" && g.Subdir != sub {
 			return nil, fmt.Errorf("%s names the path %s and --subdir says %s: give one", g.Arg, g.Subdir, sub)
 		}

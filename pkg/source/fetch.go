@@ -214,19 +214,26 @@ func classify(err error) string {
 		return ""
 	}
 	s := strings.ToLower(ge.stderr)
+	has := func(subs ...string) bool {
+		for _, sub := range subs {
+			if strings.Contains(s, sub) {
+				return true
+			}
+		}
+		return false
+	}
+	// Paths in the message may hold any digits: HTTP statuses are matched
+	// with the words git prints around them.
 	switch {
-	case strings.Contains(s, "authentication failed"), strings.Contains(s, "could not read username"),
-		strings.Contains(s, "terminal prompts disabled"), strings.Contains(s, "permission denied (publickey"),
-		strings.Contains(s, "http basic: access denied"), strings.Contains(s, "403"):
-		return kindAuth
-	case strings.Contains(s, "repository not found"), strings.Contains(s, "does not appear to be a git repository"),
-		strings.Contains(s, "not found") && strings.Contains(s, "repository"), strings.Contains(s, "404"),
-		strings.Contains(s, "no such file or directory") && strings.Contains(s, "fatal: '"):
+	case has("repository not found", "does not appear to be a git repository", "returned error: 404",
+		"http 404", "error: 404"), has("fatal: repository '") && has("' not found"):
 		return kindNoRepo
-	case strings.Contains(s, "couldn't find remote ref"), strings.Contains(s, "not our ref"),
-		strings.Contains(s, "unable to read tree"), strings.Contains(s, "reference is not a tree"),
-		strings.Contains(s, "pathspec") && strings.Contains(s, "did not match"),
-		strings.Contains(s, "bad object"), strings.Contains(s, "upload-pack: not our ref"):
+	case has("authentication failed", "could not read username", "could not read password",
+		"terminal prompts disabled", "permission denied (publickey", "http basic: access denied",
+		"returned error: 401", "returned error: 403", "http 401", "http 403"):
+		return kindAuth
+	case has("couldn't find remote ref", "not our ref", "unable to read tree", "reference is not a tree",
+		"bad object"), has("pathspec") && has("did not match"):
 		return kindNoRef
 	}
 	return ""

@@ -31,6 +31,12 @@ type Git struct {
 	tree []string
 }
 
+// Pin makes g fetch commit from the sub path subdir, whatever ref and
+// path its form named (a restore from a lock).
+func (g *Git) Pin(commit, subdir string) {
+	g.Ref, g.Subdir, g.tree = commit, strings.Trim(subdir, "/"), nil
+}
+
 // Display is the URL without credentials, for messages and the lock.
 func (g *Git) Display() string { return Redact(g.URL) }
 
