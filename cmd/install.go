@@ -72,6 +72,8 @@ func newInstallCmd(f *Factory, runF func(context.Context, *installOptions) error
                https://gitlab.com/g/r/-/tree/REF/path
   a git URL    https://host/x.git, git+https://..., ssh://..., git@host:o/r.git,
                file:///srv/r.git, each with an optional #REF
+  a skills index  https://example.com (its /.well-known/agent-skills/index.json),
+               each skill's digest checked
 --ref (a branch, a tag or a full commit SHA) and --subdir set what a form does
 not carry. Git runs as the git binary, shallow and sparse where the server
 allows, without prompts, hooks, submodules or LFS downloads, within config

@@ -591,7 +591,7 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 		}
 		var st *staged
 		var err error
-		if s.kind == KindFolder || s.kind == KindGit {
+		if s.kind == KindFolder || s.kind == KindGit || s.kind == KindWellKnown {
 			if s.rels == nil {
 				if err := findInFolder(ctx, s); err != nil {
 					return nil, 0, err

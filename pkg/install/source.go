@@ -107,6 +107,12 @@ func (in *Installer) openSource(ctx context.Context, arg string) (*source, error
 		if in.Ref != "" || in.Subdir != "" {
 			return nil, fmt.Errorf("%s: --ref and --subdir apply to git sources; this URL is downloaded as an archive", gitsource.Redact(arg))
 		}
+		if idx, ok := wellKnownURL(arg); ok {
+			if in.SHA256 != "" {
+				return nil, fmt.Errorf("%s: %w: a skills index carries a digest for each skill", gitsource.Redact(arg), ErrChecksumUse)
+			}
+			return in.wellKnown(ctx, idx)
+		}
 		return in.download(ctx, arg)
 	}
 	p := arg
@@ -180,9 +186,25 @@ func (s *source) identifyAndHash(ctx context.Context, want string) error {
 // download streams a URL to a temp file, capped in size and time, with at
 // most a few redirects, hashing it on the way.
 func (in *Installer) download(ctx context.Context, raw string) (*source, error) {
+	file, sum, location, err := in.fetchURL(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{arg: location, kind: KindURL, path: file, location: location, temp: file, sha256: sum}
+	if err := s.identifyAndHash(ctx, in.SHA256); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	return s, nil
+}
+
+// fetchURL downloads raw into a temp file (the caller removes it), within
+// the download limit and timeout, and returns its sha256 and the URL
+// without credentials.
+func (in *Installer) fetchURL(ctx context.Context, raw string) (file, sum, loc string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("%s: not a valid URL", raw)
+		return "", "", "", fmt.Errorf("%s: not a valid URL", raw)
 	}
 	location := *u
 	location.User = nil // never write credentials to the lock file
@@ -215,25 +237,28 @@ func (in *Installer) download(ctx context.Context, raw string) (*source, error) 
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", location.String(), err)
+		return "", "", "", fmt.Errorf("%s: %w", location.String(), err)
 	}
 	req.Header.Set("User-Agent", "skillctl")
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", location.String(), describeNetError(err))
+		return "", "", "", fmt.Errorf("download %s: %w", location.String(), describeNetError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("download %s: server answered %s", location.String(), resp.Status)
+		err := fmt.Errorf("download %s: server answered %s", location.String(), resp.Status)
+		if resp.StatusCode == http.StatusNotFound {
+			err = skill.Mark(err, skill.ErrNotFound)
+		}
+		return "", "", "", err
 	}
 	if max > 0 && resp.ContentLength > max {
-		return nil, fmt.Errorf("download %s: %w: %d bytes, more than the download limit of %d", location.String(), archive.ErrLimit, resp.ContentLength, max)
+		return "", "", "", fmt.Errorf("download %s: %w: %d bytes, more than the download limit of %d", location.String(), archive.ErrLimit, resp.ContentLength, max)
 	}
 	f, err := os.CreateTemp("", "skillctl-download-*")
 	if err != nil {
-		return nil, err
+		return "", "", "", err
 	}
-	s := &source{arg: location.String(), kind: KindURL, path: f.Name(), location: location.String(), temp: f.Name()}
 	h := sha256.New()
 	var body io.Reader = resp.Body
 	if max > 0 {
@@ -244,19 +269,14 @@ func (in *Installer) download(ctx context.Context, raw string) (*source, error) 
 		err = cerr
 	}
 	if err != nil {
-		s.cleanup()
-		return nil, fmt.Errorf("download %s: %w", location.String(), describeNetError(err))
+		os.Remove(f.Name())
+		return "", "", "", fmt.Errorf("download %s: %w", location.String(), describeNetError(err))
 	}
 	if max > 0 && n > max {
-		s.cleanup()
-		return nil, fmt.Errorf("download %s: %w: more than the download limit of %d bytes", location.String(), archive.ErrLimit, max)
+		os.Remove(f.Name())
+		return "", "", "", fmt.Errorf("download %s: %w: more than the download limit of %d bytes", location.String(), archive.ErrLimit, max)
 	}
-	s.sha256 = hex.EncodeToString(h.Sum(nil))
-	if err := s.identifyAndHash(ctx, in.SHA256); err != nil {
-		s.cleanup()
-		return nil, err
-	}
-	return s, nil
+	return f.Name(), hex.EncodeToString(h.Sum(nil)), location.String(), nil
 }
 
 func describeNetError(err error) error {
