@@ -6,10 +6,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -196,4 +199,39 @@ func TestInterruptValidateTree(t *testing.T) {
 	begun := time.Now()
 	s.interruptWhen(t, func() bool { return time.Since(begun) > 700*time.Millisecond })
 	assert.Empty(t, s.stdout.String(), "no partial report")
+}
+
+// TestInterruptGitClone: Ctrl-C while git waits on a server that never
+// answers ends skillctl with 130 within the limit, git with it, and leaves
+// neither the checkout's temp folder nor a target folder behind.
+func TestInterruptGitClone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	var asked atomic.Bool
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(true)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	s := startSkillctl(t, dir, "install", srv.URL+"/acme/skills.git", "--dir", target)
+	s.interruptWhen(t, asked.Load)
+	var tmp string
+	for _, kv := range s.cmd.Env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			tmp = v
+		}
+	}
+	require.NotEmpty(t, tmp)
+	for _, n := range namesIn(t, tmp) {
+		assert.False(t, strings.HasPrefix(n, "skillctl-git-"), "the checkout %s was left in TMPDIR", n)
+	}
+	assert.NoDirExists(t, target)
 }
