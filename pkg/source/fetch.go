@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -147,17 +148,6 @@ func (g *Git) Fetch(ctx context.Context, dir string, o FetchOptions) (*Fetched, 
 	if _, err := r.run(ctx, "remote", "add", "origin", g.URL); err != nil {
 		return nil, err
 	}
-	if subdir != "" {
-		// Sparse: only the sub path is checked out (and, in a partial
-		// clone, only its files are downloaded).
-		if _, err := r.run(ctx, "config", "core.sparseCheckout", "true"); err != nil {
-			return nil, err
-		}
-		pattern := "/" + subdir + "/\n"
-		if err := os.WriteFile(filepath.Join(dir, ".git", "info", "sparse-checkout"), []byte(pattern), 0o644); err != nil {
-			return nil, err
-		}
-	}
 	want := ref
 	if want == "" {
 		want = "HEAD"
@@ -178,6 +168,9 @@ func (g *Git) Fetch(ctx context.Context, dir string, o FetchOptions) (*Fetched, 
 	if err != nil {
 		return nil, g.explain(ctx, r, ref, err)
 	}
+	if err := sparseToSkills(ctx, r, dir, want, subdir); err != nil {
+		return nil, err
+	}
 	if _, err := r.run(ctx, "checkout", "-q", "--detach", want); err != nil {
 		return nil, g.explain(ctx, r, ref, err)
 	}
@@ -193,6 +186,58 @@ func (g *Git) Fetch(ctx context.Context, dir string, o FetchOptions) (*Fetched, 
 		}
 	}
 	return f, nil
+}
+
+// sparseToSkills makes the checkout sparse to the skill folders below the
+// sub path (the outermost folders holding a SKILL.md, which are all that
+// install takes), so that a partial clone downloads only their files. A
+// skill at the sub path itself (or at the top) needs all of it.
+func sparseToSkills(ctx context.Context, r *runner, dir, commit, subdir string) error {
+	// -z: paths as they are (not quoted), one per NUL
+	out, err := r.run(ctx, "ls-tree", "-r", "-z", "--name-only", commit)
+	if err != nil {
+		return nil // the checkout will say what is wrong
+	}
+	prefix := ""
+	if subdir != "" {
+		prefix = subdir + "/"
+	}
+	var dirs []string
+	for _, p := range strings.Split(out, "\x00") {
+		base := path.Base(p)
+		if (base != "SKILL.md" && base != "skill.md") || !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		d := path.Dir(p)
+		if d == "." || d+"/" == prefix {
+			dirs = nil // a skill at the root: everything below it
+			break
+		}
+		dirs = append(dirs, d)
+	}
+	var patterns []string
+	switch {
+	case len(dirs) > 0:
+		sort.Strings(dirs)
+		var kept []string
+		for _, d := range dirs {
+			if len(kept) > 0 && strings.HasPrefix(d+"/", kept[len(kept)-1]+"/") {
+				continue // inside a skill already kept
+			}
+			kept = append(kept, d)
+		}
+		for _, d := range kept {
+			patterns = append(patterns, "/"+d+"/")
+		}
+	case subdir != "":
+		patterns = []string{"/" + subdir + "/"}
+	default:
+		return nil
+	}
+	if _, err := r.run(ctx, "config", "core.sparseCheckout", "true"); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".git", "info", "sparse-checkout"), []byte(strings.Join(patterns, "\n")+"\n"), 0o644)
 }
 
 // isFatalRemote reports errors no other fetch would mend.
@@ -279,9 +324,9 @@ func (g *Git) noRef(ctx context.Context, r *runner, ref string) error {
 // noPath says the sub path is not in the commit, with the skill folders
 // that are.
 func (g *Git) noPath(ctx context.Context, r *runner, subdir, commit string) error {
-	out, _ := r.run(ctx, "ls-tree", "-r", "--name-only", commit)
+	out, _ := r.run(ctx, "ls-tree", "-r", "-z", "--name-only", commit)
 	var skills []string
-	for _, l := range strings.Split(out, "\n") {
+	for _, l := range strings.Split(out, "\x00") {
 		if l == "SKILL.md" {
 			skills = append(skills, ".")
 		} else if strings.HasSuffix(l, "/SKILL.md") {

@@ -141,7 +141,7 @@ func fetch(t *testing.T, r *repo, arg string, mod func(*Git)) (*Fetched, error) 
 func TestFetch(t *testing.T) {
 	r := newRepo(t)
 	first := r.commit("main", map[string]string{"skills/alpha/SKILL.md": skillMD("alpha"), "skills/beta/SKILL.md": skillMD("beta"),
-		"README.md": "repo\n"})
+		"skills/café/SKILL.md": skillMD("café"), "README.md": "repo\n"})
 	r.git(r.work, "tag", "v1")
 	r.git(r.work, "push", "-q", "origin", "v1")
 	second := r.commit("main", map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "v2\n"})
@@ -152,6 +152,13 @@ func TestFetch(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, second, f.Commit)
 		assert.FileExists(t, filepath.Join(f.Root, "skills", "alpha", "SKILL.md"))
+	})
+	t.Run("only the skill folders are checked out", func(t *testing.T) {
+		f, err := fetch(t, r, r.url(), nil)
+		require.NoError(t, err)
+		assert.FileExists(t, filepath.Join(f.Root, "skills", "beta", "SKILL.md"))
+		assert.NoFileExists(t, filepath.Join(f.Dir, "README.md"), "a file outside every skill is not checked out")
+		assert.FileExists(t, filepath.Join(f.Root, "skills", "café", "SKILL.md"), "a name outside ASCII is found too")
 	})
 	t.Run("sub path is sparse", func(t *testing.T) {
 		f, err := fetch(t, r, r.url(), func(g *Git) { g.Subdir = "skills/beta" })
