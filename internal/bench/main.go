@@ -45,7 +45,7 @@ func main() {
 	n := flag.Int("n", 10000, "number of generated skills")
 	runs := flag.Int("runs", 7, "runs per command (medians are reported)")
 	floorSrc := flag.String("floor", "../shared/bench/floor", "source folder of the floor program")
-	only := flag.String("only", "", "comma-separated cases to run (list,validate,index,version,direct,install,real,list100k,install1000,lock)")
+	only := flag.String("only", "", "comma-separated cases to run (list,validate,index,version,direct,install,real,list100k,install1000,lock,git)")
 	corpus := flag.String("corpus", "../shared/corpus", "folder of real skills (zip archives) for the real-corpus cases")
 	big := flag.Int("big", 100000, "number of generated skills of the large list case")
 	flag.Parse()
@@ -197,6 +197,9 @@ func main() {
 	if enabled("lock") {
 		results = append(results, lockCases(*bin, work, env, *runs)...)
 	}
+	if enabled("git") {
+		results = append(results, gitCase(*bin, work, env, *runs))
+	}
 	for _, r := range results {
 		printResult(r)
 	}
@@ -340,6 +343,52 @@ func lockCases(bin, work string, env []string, runs int) []*result {
 		un.ref = append(un.ref, runOnce(env, []string{bin, "uninstall", "lock-one", "--dir", empty, "-q"}))
 	}
 	return []*result{inst, un}
+}
+
+// gitCase installs one skill from a local bare repository of 5,000 files
+// (the skill and 4,999 other files), against git clone --depth 1 of it.
+func gitCase(bin, work string, env []string, runs int) *result {
+	r := &result{name: "install 1 skill from a git repo of 5,000 files", budget: "≤ 1.5× git clone --depth 1", maxRatio: 1.5,
+		refName: "clone"}
+	if _, err := exec.LookPath("git"); err != nil {
+		r.skipped = "git is not installed"
+		return r
+	}
+	repo := filepath.Join(work, "gitrepo")
+	tree := filepath.Join(repo, "work")
+	for i := 0; i < 4999; i++ {
+		d := filepath.Join(tree, "docs", fmt.Sprintf("d%02d", i%50))
+		must(os.MkdirAll(d, 0o755))
+		must(os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d.md", i)), []byte(strings.Repeat(fmt.Sprintf("line %d\n", i), 40)), 0o644))
+	}
+	must(os.MkdirAll(filepath.Join(tree, "skills", "pdf"), 0o755))
+	must(os.WriteFile(filepath.Join(tree, "skills", "pdf", "SKILL.md"), []byte("---\nname: pdf\ndescription: PDF things.\n---\n# PDF\n"), 0o644))
+	gitEnv := append(append([]string(nil), env...), "GIT_CONFIG_GLOBAL="+filepath.Join(repo, "gitconfig"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.com")
+	git := func(dir string, args ...string) {
+		c := exec.Command("git", args...)
+		c.Dir, c.Env = dir, gitEnv
+		if out, err := c.CombinedOutput(); err != nil {
+			panic(fmt.Sprintf("git %v: %v: %s", args, err, out))
+		}
+	}
+	git(tree, "init", "-q", "-b", "main")
+	git(tree, "add", "-A")
+	git(tree, "commit", "-q", "-m", "bench")
+	bare := filepath.Join(repo, "r.git")
+	git(repo, "init", "-q", "--bare", bare)
+	git(tree, "push", "-q", bare, "HEAD:refs/heads/main")
+	git(bare, "symbolic-ref", "HEAD", "refs/heads/main")
+	url := "file://" + filepath.ToSlash(bare)
+	for i := 0; i < runs; i++ {
+		dst := filepath.Join(repo, fmt.Sprintf("t%d", i))
+		r.ours = append(r.ours, runOnce(gitEnv, []string{bin, "install", url, "--skill", "pdf", "--dir", dst, "-q"}))
+		cl := filepath.Join(repo, fmt.Sprintf("c%d", i))
+		r.ref = append(r.ref, runOnce(gitEnv, []string{"git", "clone", "-q", "--depth", "1", url, cl}))
+		_ = os.RemoveAll(dst)
+		_ = os.RemoveAll(cl)
+	}
+	return r
 }
 
 // alternate runs a and b one after the other, runs times, and returns their samples.
