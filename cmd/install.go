@@ -21,6 +21,7 @@ import (
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/install"
+	gitsource "github.com/skillctl/skillctl/pkg/source"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
@@ -314,6 +315,12 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	roots, err := targetRoots(opts.Targets)
 	if err != nil {
 		return err
+	}
+	for _, src := range opts.Sources {
+		if gitsource.Insecure(src) && !opts.Quiet {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s is fetched over plain http: anyone on the way can change it; use https unless it is a mirror on your own network\n",
+				safetext.Line(gitsource.Redact(src)))
+		}
 	}
 	perFile, _ := parseSize(opts.MaxFileSize)
 	total, _ := parseSize(opts.MaxTotalSize)

@@ -29,6 +29,7 @@ func TestInstallFromWellKnown(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "installed\talpha\t")
 	assert.Contains(t, out, "installed\tbeta\t")
+	assert.NotContains(t, errOut, "plain http", "http on this machine is not warned about")
 	assert.FileExists(t, filepath.Join(target, "alpha", "scripts", "run.sh"), "an archive entry brings its files")
 	assert.FileExists(t, filepath.Join(target, "beta", "SKILL.md"), "a skill-md entry is its SKILL.md")
 	lock, err := os.ReadFile(filepath.Join(target, ".skillctl-lock.json"))

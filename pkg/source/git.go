@@ -7,6 +7,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path"
 	"regexp"
@@ -159,4 +160,24 @@ func indexOf(segs []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// Insecure reports whether a SOURCE is fetched over plain http from a host
+// that is not this machine (http:// is accepted, for a mirror on the local
+// network, with a warning).
+func Insecure(arg string) bool {
+	s := strings.TrimPrefix(strings.TrimSpace(arg), "git+")
+	if len(s) < 7 || !strings.EqualFold(s[:7], "http://") {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return true
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip == nil || !ip.IsLoopback()
 }

@@ -282,3 +282,13 @@ func TestFetchOverHTTP(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "repository not found")
 }
+
+func TestInsecure(t *testing.T) {
+	for arg, want := range map[string]bool{
+		"http://mirror.lan/skills.zip": true, "git+http://10.0.0.5/r.git": true, "HTTP://example.com": true,
+		"http://127.0.0.1:8080/r.git": false, "http://localhost/x": false, "http://[::1]/x": false,
+		"https://example.com": false, "acme/skills": false, "./http:/x": false,
+	} {
+		assert.Equal(t, want, Insecure(arg), arg)
+	}
+}
