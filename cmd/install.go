@@ -21,8 +21,8 @@ import (
 	"github.com/skillctl/skillctl/pkg/archive"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/install"
-	gitsource "github.com/skillctl/skillctl/pkg/source"
 	"github.com/skillctl/skillctl/pkg/skill"
+	gitsource "github.com/skillctl/skillctl/pkg/source"
 )
 
 type installOptions struct {

@@ -47,8 +47,12 @@ func (in *Installer) step(name string) error {
 func (in *Installer) commit(root, staging string, lock *Lock, cands []*candidate) (err error) {
 	j := journal{}
 	for _, c := range cands {
-		rel, _ := filepath.Rel(staging, c.dir)
 		e := c.entry
+		if c.recordOnly {
+			j.Ops = append(j.Ops, journalOp{Op: "record", Name: c.folder, Entry: &e})
+			continue
+		}
+		rel, _ := filepath.Rel(staging, c.dir)
 		j.Ops = append(j.Ops, journalOp{Op: "install", Name: c.folder, Staged: filepath.ToSlash(rel), Entry: &e})
 	}
 	return runJournal(root, staging, j, in.step, lock)
@@ -139,7 +143,7 @@ func runJournal(root, staging string, j journal, step func(string) error, lock *
 func applyJournal(lock *Lock, ops []journalOp) {
 	for _, op := range ops {
 		switch op.Op {
-		case "install":
+		case "install", "record":
 			lock.Set(op.Name, *op.Entry)
 		case "uninstall":
 			lock.Delete(op.Name)
@@ -226,6 +230,13 @@ func recoverStaging(root, staging string) error {
 		case "uninstall":
 			if !exists {
 				done = append(done, op)
+			}
+		case "record":
+			// only the lock entry: it holds when the files are still these
+			if op.Entry != nil && exists {
+				if tree, err := TreeSHA256(context.Background(), dest); err == nil && tree == op.Entry.TreeSha256 {
+					done = append(done, op)
+				}
 			}
 		}
 	}

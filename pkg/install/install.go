@@ -259,7 +259,10 @@ type candidate struct {
 	existing bool
 	// unchanged: the target already holds exactly these files.
 	unchanged bool
-	inventory skill.FileInventory
+	// recordOnly: unchanged files whose source moved (a new commit with
+	// the same tree): only the lock entry is rewritten.
+	recordOnly bool
+	inventory  skill.FileInventory
 }
 
 func (c *candidate) refuse(format string, a ...any) {
@@ -386,6 +389,16 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 		var todo []*candidate
 		for _, c := range p.cands {
 			if !c.unchanged {
+				todo = append(todo, c)
+				continue
+			}
+			// The same files from a source that moved (a branch whose new
+			// commit leaves this skill as it was): the lock follows the
+			// source, the files and their install time stay.
+			if e, ok := p.lock.Get(c.folder); ok && e.Source != c.entry.Source {
+				ne := c.entry
+				ne.InstalledAt, ne.Version = e.InstalledAt, e.Version
+				c.entry, c.recordOnly = ne, true
 				todo = append(todo, c)
 			}
 		}
