@@ -55,6 +55,21 @@ var gitConfig = []string{
 	"-c", "protocol.ext.allow=never",
 }
 
+// newRunner runs git in dir with the environment every git command of
+// skillctl gets: no prompt (nor ssh's), no LFS download, C messages (which
+// classify reads), then o.Env.
+func newRunner(bin, dir string, o FetchOptions) *runner {
+	if o.Timeout <= 0 {
+		o.Timeout = config.DefaultGitTimeout
+	}
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "GIT_LFS_SKIP_SMUDGE=1",
+		"LC_ALL=C", "LANG=C")
+	if os.Getenv("GIT_SSH_COMMAND") == "" && os.Getenv("GIT_SSH") == "" {
+		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes") // no password prompt
+	}
+	return &runner{git: bin, dir: dir, env: append(env, o.Env...), timeout: o.Timeout}
+}
+
 type runner struct {
 	git     string
 	dir     string
@@ -123,16 +138,7 @@ func (g *Git) Fetch(ctx context.Context, dir string, o FetchOptions) (*Fetched, 
 	if err != nil {
 		return nil, fmt.Errorf("%w: install git, or install the skills from an archive of the repository (a .zip or .tar.gz)", ErrGitMissing)
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = config.DefaultGitTimeout
-	}
-	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "GIT_LFS_SKIP_SMUDGE=1",
-		"LC_ALL=C", "LANG=C")
-	if os.Getenv("GIT_SSH_COMMAND") == "" && os.Getenv("GIT_SSH") == "" {
-		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes") // no password prompt
-	}
-	env = append(env, o.Env...)
-	r := &runner{git: bin, dir: dir, env: env, timeout: o.Timeout}
+	r := newRunner(bin, dir, o)
 	ref, subdir := g.Ref, strings.Trim(g.Subdir, "/")
 	if g.tree != nil {
 		if ref, subdir, err = g.splitTree(ctx, r); err != nil {
@@ -419,14 +425,7 @@ func Resolve(ctx context.Context, url, ref string, o FetchOptions) (*Remote, err
 	if err != nil {
 		return nil, fmt.Errorf("%w: install git to check git sources", ErrGitMissing)
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = config.DefaultGitTimeout
-	}
-	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "LC_ALL=C", "LANG=C")
-	if os.Getenv("GIT_SSH_COMMAND") == "" && os.Getenv("GIT_SSH") == "" {
-		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
-	}
-	r := &runner{git: bin, dir: os.TempDir(), env: append(env, o.Env...), timeout: o.Timeout}
+	r := newRunner(bin, os.TempDir(), o)
 	g := &Git{Arg: Redact(url), URL: url}
 	want := []string{"HEAD"}
 	if ref != "" {
