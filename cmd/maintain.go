@@ -127,7 +127,8 @@ moves, a commit SHA or a tag stays — and installed as 'skillctl install'
 installs, transactionally, one install per source and folder. A skill whose
 files were edited since it was installed is not replaced: the message names
 the changed files, and --force replaces them. --dry-run shows what would be
-updated and changes nothing.`,
+updated, with the files each update changes, adds and removes, and changes
+nothing.`,
 			`  0  updated, or nothing to update
   1  an update failed or was refused (local edits, a conflict); what was
      updated before it stays updated, and the failed one is unchanged
@@ -228,9 +229,9 @@ func updateRun(ctx context.Context, opts *maintainOptions) error {
 		}
 		return nil
 	}
-	t := &render.Table{Header: []string{"NAME", "STATUS", "COMMIT", "PATH"}, Width: opts.IO.TerminalWidth()}
+	t := &render.Table{Header: []string{"NAME", "STATUS", "COMMIT", "PATH", "CHANGES"}, Width: opts.IO.TerminalWidth()}
 	for _, s := range done {
-		t.Rows = append(t.Rows, []string{s.Name, s.Status, short(s.Source.Commit), s.Path})
+		t.Rows = append(t.Rows, []string{s.Name, s.Status, short(s.Source.Commit), s.Path, s.Changes})
 	}
 	return t.Print(opts.IO.Out, opts.IO.IsStdoutTTY(), render.ForStdout(opts.IO))
 }

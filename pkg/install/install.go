@@ -150,6 +150,9 @@ type Installed struct {
 	FileInventory skill.FileInventory `json:"fileInventory"`
 	// Warnings are the validation findings that did not stop the install.
 	Warnings []validate.Finding `json:"warnings"`
+	// Changes names the files an update changes, adds and removes
+	// (updated and would-update only).
+	Changes string `json:"changes,omitempty"`
 }
 
 // Result is the outcome of Run.
@@ -262,7 +265,9 @@ type candidate struct {
 	// recordOnly: unchanged files whose source moved (a new commit with
 	// the same tree): only the lock entry is rewritten.
 	recordOnly bool
-	inventory  skill.FileInventory
+	// changes names what replacing the installed folder changes.
+	changes   string
+	inventory skill.FileInventory
 }
 
 func (c *candidate) refuse(format string, a ...any) {
@@ -544,7 +549,8 @@ func installedOf(root string, c *candidate, status string) Installed {
 	if warnings == nil {
 		warnings = []validate.Finding{}
 	}
-	return Installed{Name: c.name, Folder: c.folder, Target: root, Path: filepath.Join(root, c.folder), Status: status, LockEntry: c.entry, FileInventory: c.inventory, Warnings: warnings}
+	return Installed{Name: c.name, Folder: c.folder, Target: root, Path: filepath.Join(root, c.folder), Status: status, LockEntry: c.entry, FileInventory: c.inventory, Warnings: warnings,
+		Changes: c.changes}
 }
 
 func relFile(dir, f string) string {
@@ -810,6 +816,14 @@ func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock
 			case cur.sum() == c.entry.TreeSha256:
 				c.unchanged = true // exactly these files: nothing to do
 				continue
+			default:
+				if nm, err := treeManifest(ctx, c.dir); err == nil {
+					ch, add, rm := treeDiff(cur, nm)
+					c.changes = changeList(ch, add, rm, "")
+				}
+			}
+			switch {
+			case err != nil:
 			case cur.sum() != e.TreeSha256 && !in.Force:
 				conflicts = append(conflicts, fmt.Sprintf("%s was changed since it was installed (%s); your changes would be lost",
 					dest, describeChanges(cur, e, c.dir)))

@@ -110,19 +110,7 @@ func (m *manifest) sum() string {
 func describeChanges(cur *manifest, e LockEntry, staged string) string {
 	var changed, added, removed []string
 	if nm, err := treeManifest(context.Background(), staged); err == nil && nm.sum() == e.TreeSha256 {
-		for p, l := range cur.lines {
-			switch nl, ok := nm.lines[p]; {
-			case !ok:
-				added = append(added, p)
-			case nl != l && !strings.HasSuffix(l, "/\n"):
-				changed = append(changed, p)
-			}
-		}
-		for p := range nm.lines {
-			if _, ok := cur.lines[p]; !ok {
-				removed = append(removed, p)
-			}
-		}
+		changed, added, removed = treeDiff(nm, cur)
 	} else if at, err := time.Parse(time.RFC3339, e.InstalledAt); err == nil {
 		for p, t := range cur.mtime {
 			if t.After(at.Add(2 * time.Second)) {
@@ -130,6 +118,31 @@ func describeChanges(cur *manifest, e LockEntry, staged string) string {
 			}
 		}
 	}
+	return changeList(changed, added, removed, "its files differ from the installed ones")
+}
+
+// treeDiff names the files that differ from old to cur: changed (content
+// or mode), added and removed (folders count only when added or removed).
+func treeDiff(old, cur *manifest) (changed, added, removed []string) {
+	for p, l := range cur.lines {
+		switch ol, ok := old.lines[p]; {
+		case !ok:
+			added = append(added, p)
+		case ol != l && !strings.HasSuffix(l, "/\n"):
+			changed = append(changed, p)
+		}
+	}
+	for p := range old.lines {
+		if _, ok := cur.lines[p]; !ok {
+			removed = append(removed, p)
+		}
+	}
+	return changed, added, removed
+}
+
+// changeList says "changed: a, b; added: c; removed: d", at most ten names
+// a kind, or none when there is nothing.
+func changeList(changed, added, removed []string, none string) string {
 	var parts []string
 	list := func(what string, paths []string) {
 		if len(paths) == 0 {
@@ -145,7 +158,7 @@ func describeChanges(cur *manifest, e LockEntry, staged string) string {
 	list("added", added)
 	list("removed", removed)
 	if len(parts) == 0 {
-		return "its files differ from the installed ones"
+		return none
 	}
 	return strings.Join(parts, "; ")
 }
