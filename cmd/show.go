@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/tree"
@@ -21,6 +23,7 @@ import (
 	"github.com/skillctl/skillctl/pkg/catalog"
 	"github.com/skillctl/skillctl/pkg/install"
 	"github.com/skillctl/skillctl/pkg/skill"
+	gitsource "github.com/skillctl/skillctl/pkg/source"
 )
 
 type showOptions struct {
@@ -32,10 +35,13 @@ type showOptions struct {
 	// Open, when set, reads an archive without installing it; close
 	// removes what it unpacked.
 	Open func(ctx context.Context, arg string) (s *skill.Skill, display string, close func(), err error)
-	JSON bool
-	Name string
-	File string
-	Raw  bool
+	// OpenRemote reads the one skill of a git source or URL without
+	// installing it, when arg names no skill here.
+	OpenRemote func(ctx context.Context, arg string) (s *skill.Skill, display string, close func(), err error)
+	JSON       bool
+	Name       string
+	File       string
+	Raw        bool
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newShowCmd(f, nil) }) }
@@ -46,9 +52,9 @@ func newShowCmd(f *Factory, runF func(context.Context, *showOptions) error) *cob
 		Use:   "show <name|id|path|archive> [--file <rel>] [--raw]",
 		Short: "Show a skill: its header, files, token estimate and body",
 		Long: `Show one skill, named by its name (pdf), its id (project:pdf, myplugin:pdf),
-a path to its folder or SKILL.md, or an archive holding one skill (read
-without installing it; 'skillctl install ARCHIVE --list' lists an archive of
-several).
+a path to its folder or SKILL.md, an archive holding one skill, or a git
+source or archive URL naming one (owner/repo/path, a tree URL), read without
+installing it ('skillctl install SOURCE --list' lists a source of several).
 
 Without flags: a header (name, id, description, source, path, mode, license,
 version), the tree of its files with sizes and types, an estimate of the
@@ -76,6 +82,7 @@ field as metadata, the body as content, and every file with its size and type.`,
 			opts.Resolve = f.ResolveSkill
 			opts.Describe = f.describeSkill
 			opts.Open = f.openArchiveSkill
+			opts.OpenRemote = f.openRemoteSkill
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -153,7 +160,42 @@ func (f *Factory) openArchiveSkill(ctx context.Context, arg string) (*skill.Skil
 	if err != nil || !fi.Mode().IsRegular() || strings.EqualFold(filepath.Ext(p), ".md") {
 		return nil, "", nil, nil
 	}
-	prev, err := install.New(install.Options{Sources: []string{arg}, Cwd: cwd}).Preview(ctx)
+	return previewOne(ctx, arg, p, cwd)
+}
+
+// openRemoteSkill reads the one skill of a git source (owner/repo/path,
+// a tree or git URL) or an archive URL without installing it; nil when arg
+// is none of these.
+func (f *Factory) openRemoteSkill(ctx context.Context, arg string) (*skill.Skill, string, func(), error) {
+	_, isGit, _ := gitsource.ParseGit(arg)
+	l := strings.ToLower(arg)
+	if !isGit && !strings.HasPrefix(l, "https://") && !strings.HasPrefix(l, "http://") {
+		return nil, "", nil, nil
+	}
+	cwd, err := f.Cwd()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	timeout := time.Duration(0)
+	if cfg, err := f.Config(); err == nil {
+		timeout = cfg.Git.Timeout
+	}
+	label := "url"
+	if isGit {
+		label = "git"
+	}
+	return previewOneWith(ctx, arg, gitsource.Redact(arg), label, install.Options{Sources: []string{arg}, Cwd: cwd, GitTimeout: timeout})
+}
+
+// previewOne reads the one skill a source holds (install's preview).
+func previewOne(ctx context.Context, arg, display, cwd string) (*skill.Skill, string, func(), error) {
+	return previewOneWith(ctx, arg, display, "archive", install.Options{Sources: []string{arg}, Cwd: cwd})
+}
+
+// previewOneWith previews o's one source; label is the skill's source as
+// show prints it.
+func previewOneWith(ctx context.Context, arg, p, label string, o install.Options) (*skill.Skill, string, func(), error) {
+	prev, err := install.New(o).Preview(ctx)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -170,7 +212,7 @@ func (f *Factory) openArchiveSkill(ctx context.Context, arg string) (*skill.Skil
 		prev.Close()
 		return nil, "", nil, fmt.Errorf("%s: %s: %s", arg, v.Name, strings.Join(v.Problems, "; "))
 	}
-	s, err := skill.Load(v.Dir, skill.LoadOptions{Source: "archive"})
+	s, err := skill.Load(v.Dir, skill.LoadOptions{Source: label})
 	if err != nil {
 		prev.Close()
 		return nil, "", nil, err
@@ -198,8 +240,21 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	if s == nil {
 		var err error
 		if s, err = opts.Resolve(ctx, opts.Name); err != nil {
-			return err
+			if !errors.Is(err, skill.ErrNotFound) || opts.OpenRemote == nil {
+				return err
+			}
+			sk, display, closer, rerr := opts.OpenRemote(ctx, opts.Name)
+			if rerr != nil {
+				return rerr
+			}
+			if sk == nil {
+				return err
+			}
+			defer closer()
+			s, extra.Display = sk, display
 		}
+	}
+	if extra.Display == "" {
 		if opts.Describe != nil {
 			extra = opts.Describe(s)
 		}
