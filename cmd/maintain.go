@@ -104,7 +104,8 @@ ref it was installed from points at now (git ls-remote, in parallel, one query
 per repository and ref) and compare it with the commit installed. Prints NAME,
 CURRENT, LATEST, STATUS and SOURCE: up-to-date, outdated, pinned (installed at
 a commit SHA or a tag, which do not move), unchecked (a folder, an archive or
-a URL) or error (the repository could not be asked; the reason follows).
+a URL) or error (the repository could not be asked; the reason follows). A
+skill from a well-known index is compared by its digest in the index.
 
 The skills are those of the locks of --dir, or of the skills folders of
 --scope for each agent; without --scope, of both scopes. 'skillctl update'

@@ -50,6 +50,27 @@ func TestInstallFromWellKnown(t *testing.T) {
 	assert.Contains(t, out, "installed\talpha\t")
 	assert.Contains(t, out, "unchanged\tbeta\t")
 
+	// outdated compares the index's digests with the lock's; a skill that
+	// changes on the site is outdated, and update takes it
+	code, out, errOut = e.run(t, false, "outdated", "--dir", target)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^alpha\t[0-9a-f]{12}\t[0-9a-f]{12}\tup-to-date\t`, out)
+	assert.Regexp(t, `(?m)^beta\t.*\tup-to-date\t`, out)
+	require.NoError(t, os.WriteFile(filepath.Join(e.home, ".claude", "skills", "beta", "SKILL.md"),
+		[]byte("---\nname: beta\ndescription: Beta, version two.\n---\nBody two.\n"), 0o644))
+	code, _, errOut = e.run(t, false, "index", "--format", "wellknown", "--out", site)
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut = e.run(t, false, "outdated", "--dir", target)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^beta\t.*\toutdated\t`, out)
+	assert.Regexp(t, `(?m)^alpha\t.*\tup-to-date\t`, out)
+	code, out, errOut = e.run(t, false, "update", "--dir", target)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "beta\tupdated\t")
+	b, err := os.ReadFile(filepath.Join(target, "beta", "SKILL.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "version two")
+
 	// a digest that does not match: refused, nothing changed
 	idxPath := filepath.Join(site, ".well-known", "agent-skills", "index.json")
 	idx, err := os.ReadFile(idxPath)

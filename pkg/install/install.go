@@ -755,6 +755,9 @@ func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) err
 		SkillMdSha256: mdSum,
 		TreeSha256:    tree,
 	}
+	if d, ok := c.src.digests[c.rel]; ok {
+		c.entry.Source.SHA256 = d
+	}
 	c.inventory = inv
 	return nil
 }

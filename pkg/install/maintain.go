@@ -202,10 +202,14 @@ func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.Fetch
 	}
 	answers := map[query]*answer{}
 	var out []Outdated
+	indexes := map[string]map[string]string{} // well-known index → digests by name
 	for _, ls := range locked {
 		s := ls.e.Source
 		od := Outdated{Name: ls.folder, Root: ls.root, Source: s.Location, Ref: s.Ref, Current: s.Commit, entry: ls}
 		switch {
+		case s.Kind == KindWellKnown:
+			od.Current = s.SHA256
+			indexes[s.Location] = nil
 		case s.Kind != KindGit || s.URL == "":
 			od.Status = OutdatedUnchecked
 		case gitsource.IsSHA(s.Ref):
@@ -235,9 +239,28 @@ func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.Fetch
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	idxErr := map[string]error{}
+	fetcher := New(Options{})
+	for loc := range indexes {
+		indexes[loc], idxErr[loc] = fetcher.IndexDigests(ctx, loc)
+	}
 	for i := range out {
 		od := &out[i]
 		if od.Status != "" {
+			continue
+		}
+		if src := od.entry.e.Source; src.Kind == KindWellKnown {
+			d, ok := indexes[src.Location][od.Name]
+			switch {
+			case idxErr[src.Location] != nil:
+				od.Status, od.Error = OutdatedError, idxErr[src.Location].Error()
+			case !ok:
+				od.Status, od.Error = OutdatedError, "the index no longer lists "+od.Name
+			case d == od.Current:
+				od.Status, od.Latest = OutdatedCurrent, d
+			default:
+				od.Status, od.Latest = OutdatedNewer, d
+			}
 			continue
 		}
 		a := answers[query{od.entry.e.Source.URL, od.Ref}]

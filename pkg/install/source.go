@@ -50,6 +50,9 @@ type source struct {
 	tempDir  string // removed, with all it holds, when done
 	// gitURL, ref, commit and subdir: where a git source was fetched.
 	gitURL, ref, commit, subdir string
+	// digests are the index digests of a well-known source's skills, by
+	// their folder in the source (recorded as each skill's sha256).
+	digests map[string]string
 	// rels are the skill folders of a folder source (relative, slash
 	// separated, "" for the top), found by skilltree before it is staged.
 	rels []string

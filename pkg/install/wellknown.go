@@ -115,6 +115,7 @@ func (in *Installer) wellKnown(ctx context.Context, indexURL string) (*source, e
 			os.RemoveAll(tmp)
 		}
 	}()
+	digests := map[string]string{}
 	for i, e := range chosen {
 		if err := checkName(e.Name); err != nil {
 			return nil, fmt.Errorf("%s: entry %d: %w", loc, i+1, err)
@@ -150,6 +151,7 @@ func (in *Installer) wellKnown(ctx context.Context, indexURL string) (*source, e
 				if err != nil {
 					return err
 				}
+				digests[e.Name] = want
 				return os.WriteFile(filepath.Join(dir, "SKILL.md"), b, 0o644)
 			case "archive":
 				dir := filepath.Join(tmp, fmt.Sprintf(".archive-%d", i))
@@ -168,6 +170,7 @@ func (in *Installer) wellKnown(ctx context.Context, indexURL string) (*source, e
 					if err := os.Rename(filepath.Join(dir, de.Name()), filepath.Join(tmp, de.Name())); err != nil {
 						return fmt.Errorf("%s: %s: the archive's folder %s clashes with another entry", loc, e.Name, de.Name())
 					}
+					digests[de.Name()] = want
 				}
 				return os.Remove(dir)
 			}
@@ -178,5 +181,30 @@ func (in *Installer) wellKnown(ctx context.Context, indexURL string) (*source, e
 		}
 	}
 	ok = true
-	return &source{arg: loc, kind: KindWellKnown, path: tmp, location: loc, tempDir: tmp}, nil
+	return &source{arg: loc, kind: KindWellKnown, path: tmp, location: loc, tempDir: tmp, digests: digests}, nil
+}
+
+// IndexDigests fetches a well-known index and returns the digest of each
+// skill it lists, by name (outdated compares them with the lock).
+func (in *Installer) IndexDigests(ctx context.Context, indexURL string) (map[string]string, error) {
+	file, _, loc, err := in.fetchURL(ctx, indexURL)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(file)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var idx struct {
+		Skills []wellKnownEntry `json:"skills"`
+	}
+	if len(data) > maxIndexBytes || json.Unmarshal(data, &idx) != nil {
+		return nil, fmt.Errorf("%s: not a skills index", loc)
+	}
+	out := map[string]string{}
+	for _, e := range idx.Skills {
+		out[e.Name] = strings.TrimPrefix(strings.ToLower(e.Digest), "sha256:")
+	}
+	return out, nil
 }
