@@ -106,10 +106,15 @@ func (m *manifest) sum() string {
 // describeChanges names what was edited in an installed skill whose files
 // (cur) no longer match its lock entry. When the new files are the ones
 // installed then (a reinstall), the difference from them is exact;
-// otherwise files modified after the install time are named.
+// otherwise (or with no staged folder) files modified after the install
+// time are named.
 func describeChanges(cur *manifest, e LockEntry, staged string) string {
 	var changed, added, removed []string
-	if nm, err := treeManifest(context.Background(), staged); err == nil && nm.sum() == e.TreeSha256 {
+	var nm *manifest
+	if staged != "" { // "" (verify): no new files to compare with
+		nm, _ = treeManifest(context.Background(), staged)
+	}
+	if nm != nil && nm.sum() == e.TreeSha256 {
 		changed, added, removed = treeDiff(nm, cur)
 	} else if at, err := time.Parse(time.RFC3339, e.InstalledAt); err == nil {
 		for p, t := range cur.mtime {

@@ -60,37 +60,15 @@ type wellKnownEntry struct {
 // or nothing is installed. The skills land in one temp folder, installed
 // from as a folder.
 func (in *Installer) wellKnown(ctx context.Context, indexURL string) (*source, error) {
-	file, _, loc, err := in.fetchURL(ctx, indexURL)
+	entries, loc, err := in.fetchIndex(ctx, indexURL)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(file)
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	var idx struct {
-		Skills []wellKnownEntry `json:"skills"`
-	}
-	if len(data) > maxIndexBytes {
-		return nil, fmt.Errorf("%s: the index is larger than %d bytes", loc, maxIndexBytes)
-	}
-	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("%s: not a skills index (%v)", loc, err)
-	}
-	if len(idx.Skills) == 0 {
-		return nil, fmt.Errorf("%s: the index lists no skill", loc)
-	}
-	chosen := idx.Skills
+	chosen := entries
 	if len(in.Skills) > 0 {
 		chosen = nil
 		var names []string
-		for _, e := range idx.Skills {
+		for _, e := range entries {
 			names = append(names, e.Name)
 			for _, want := range in.Skills {
 				if ok, _ := path.Match(want, e.Name); ok || want == e.Name || skill.Slug(want) == e.Name {
@@ -184,26 +162,47 @@ func (in *Installer) wellKnown(ctx context.Context, indexURL string) (*source, e
 	return &source{arg: loc, kind: KindWellKnown, path: tmp, location: loc, tempDir: tmp, digests: digests}, nil
 }
 
-// IndexDigests fetches a well-known index and returns the digest of each
-// skill it lists, by name (outdated compares them with the lock).
-func (in *Installer) IndexDigests(ctx context.Context, indexURL string) (map[string]string, error) {
+// fetchIndex downloads a well-known index.json (at most maxIndexBytes)
+// and returns its entries and the URL without credentials.
+func (in *Installer) fetchIndex(ctx context.Context, indexURL string) ([]wellKnownEntry, string, error) {
 	file, _, loc, err := in.fetchURL(ctx, indexURL)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer os.Remove(file)
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > maxIndexBytes {
+		return nil, "", fmt.Errorf("%s: the index is larger than %d bytes", loc, maxIndexBytes)
 	}
 	var idx struct {
 		Skills []wellKnownEntry `json:"skills"`
 	}
-	if len(data) > maxIndexBytes || json.Unmarshal(data, &idx) != nil {
-		return nil, fmt.Errorf("%s: not a skills index", loc)
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, "", fmt.Errorf("%s: not a skills index (%v)", loc, err)
+	}
+	if len(idx.Skills) == 0 {
+		return nil, "", fmt.Errorf("%s: the index lists no skill", loc)
+	}
+	return idx.Skills, loc, nil
+}
+
+// IndexDigests fetches a well-known index and returns the digest of each
+// skill it lists, by name (outdated compares them with the lock).
+func (in *Installer) IndexDigests(ctx context.Context, indexURL string) (map[string]string, error) {
+	entries, _, err := in.fetchIndex(ctx, indexURL)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
-	for _, e := range idx.Skills {
+	for _, e := range entries {
 		out[e.Name] = strings.TrimPrefix(strings.ToLower(e.Digest), "sha256:")
 	}
 	return out, nil
