@@ -101,7 +101,7 @@ func completeInstalledNames(f *Factory, t *install.TargetOptions) completionFunc
 		if err := resolveTargets(f, t, true); err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		roots, err := install.TargetRoots(*t)
+		lockFile, legacy, err := scopeLock(*t)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
@@ -110,15 +110,11 @@ func completeInstalledNames(f *Factory, t *install.TargetOptions) completionFunc
 			seen[a] = true
 		}
 		var out []string
-		for _, root := range roots {
-			lock, err := install.ReadLock(root)
-			if err != nil {
-				continue
-			}
+		if lock, err := install.ReadScopeLock(lockFile, legacy); err == nil {
 			for _, name := range lock.Names() {
 				if !seen[name] && strings.HasPrefix(name, toComplete) {
 					seen[name] = true
-					out = append(out, name+"\tinstalled in "+root)
+					out = append(out, name+"\tinstalled ("+lockFile+")")
 				}
 			}
 		}

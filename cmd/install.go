@@ -270,6 +270,29 @@ func targetRoots(t install.TargetOptions) ([]string, error) {
 	return roots, nil
 }
 
+// scopeLock is the lock file of the targets t name, and the folders of
+// their scope whose older (version 1) locks it takes in.
+func scopeLock(t install.TargetOptions) (string, []string, error) {
+	lockFile, err := install.LockPath(t)
+	if err != nil {
+		if errors.Is(err, install.ErrNoHome) {
+			return "", nil, &FlagError{Err: fmt.Errorf("%w, or use --dir", err)}
+		}
+		return "", nil, err
+	}
+	legacy, err := install.ScopeRoots(t)
+	if err != nil {
+		return "", nil, err
+	}
+	return lockFile, legacy, nil
+}
+
+// userLock is the user scope's lock file ("" without a home folder).
+func (f *Factory) userLock() string {
+	p, _ := install.LockPath(install.TargetOptions{Scope: install.ScopeUser, Home: f.Home(), Getenv: f.Getenv})
+	return p
+}
+
 // installHint adds to an install or uninstall error the flag that gets
 // past it; force says what --force does there.
 func installHint(err error, force string) error {
@@ -316,6 +339,10 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	if err != nil {
 		return err
 	}
+	lockFile, legacy, err := scopeLock(opts.Targets)
+	if err != nil {
+		return err
+	}
 	for _, src := range opts.Sources {
 		if gitsource.Insecure(src) && !opts.Quiet {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s is fetched over plain http: anyone on the way can change it; use https unless it is a mirror on your own network\n",
@@ -336,6 +363,7 @@ func installRun(ctx context.Context, opts *installOptions) error {
 		Limits:           archive.Limits{MaxEntries: maxEntries, MaxEntryBytes: perFile, MaxTotalBytes: total},
 		MaxDownloadBytes: download, DownloadTimeout: opts.Timeout,
 		Ref: opts.Ref, Subdir: opts.Subdir, GitTimeout: opts.GitTimeout,
+		LockFile: lockFile, LegacyRoots: legacy,
 	})
 	bar := newProgressLine(opts.IO, opts.Quiet)
 	if bar != nil {
@@ -346,11 +374,11 @@ func installRun(ctx context.Context, opts *installOptions) error {
 	}
 	var res *install.Result
 	if len(opts.Sources) == 0 {
-		lockFile := opts.LockFile
-		if lockFile != "" && !filepath.IsAbs(lockFile) {
-			lockFile = filepath.Join(opts.Cwd, lockFile)
+		from := opts.LockFile
+		if from != "" && !filepath.IsAbs(from) {
+			from = filepath.Join(opts.Cwd, from)
 		}
-		res, err = in.Restore(ctx, install.RestoreOptions{LockFile: lockFile, Frozen: opts.Frozen})
+		res, err = in.Restore(ctx, install.RestoreOptions{LockFile: from, Frozen: opts.Frozen})
 	} else {
 		res, err = in.Run(ctx)
 	}

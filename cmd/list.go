@@ -22,6 +22,8 @@ type listOptions struct {
 	JSON     bool
 	Source   string
 	All      bool
+	// UserLock is the user scope's lock (where FROM is looked up).
+	UserLock string
 }
 
 func init() { register(func(f *Factory) *cobra.Command { return newListCmd(f, nil) }) }
@@ -58,6 +60,7 @@ Skills that cannot be loaded are always reported on stderr.`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = f.Global.JSON
+			opts.UserLock = f.userLock()
 			if opts.Source != "" && !slices.Contains(skill.Sources, opts.Source) {
 				return FlagErrorf("--source must be one of %s, not %q", strings.Join(skill.Sources, ", "), opts.Source)
 			}
@@ -113,7 +116,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 				dirs = append(dirs, e.Dir)
 			}
 		}
-		from = install.Provenances(dirs)
+		from = install.Provenances(dirs, opts.UserLock)
 	}
 	if opts.JSON {
 		w := bufio.NewWriterSize(opts.IO.Out, 64<<10)

@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/skillctl/skillctl/internal/iostreams"
 	"github.com/skillctl/skillctl/internal/render"
 	"github.com/skillctl/skillctl/internal/safetext"
+	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/install"
 	gitsource "github.com/skillctl/skillctl/pkg/source"
 )
@@ -24,7 +23,8 @@ type maintainOptions struct {
 	JSON       bool
 	Quiet      bool
 	Names      []string
-	Roots      []string
+	Scope      install.LockScope
+	Targets    install.TargetOptions
 	GitTimeout time.Duration
 	Force      bool
 	DryRun     bool
@@ -32,36 +32,27 @@ type maintainOptions struct {
 	Now        func() time.Time
 }
 
-// maintainRoots are the folders whose locks outdated, update and verify
-// read: --dir; else the folders of --scope for each agent (--agent, else
-// config agents:, else every agent); without --scope, those of both
-// scopes. Folders that do not exist are left out.
-func maintainRoots(f *Factory, cmd *cobra.Command, t *install.TargetOptions) ([]string, error) {
+// maintainScope is the lock outdated, update and verify read: that of
+// --dir; else of --scope; else the project lock inside a repository and
+// the user lock outside one. Its folders are every agent's of that scope.
+func maintainScope(f *Factory, cmd *cobra.Command, t *install.TargetOptions) (install.LockScope, error) {
 	if t.Dir != "" && cmd.Flags().Changed("scope") {
-		return nil, FlagErrorf("--dir and --scope cannot be used together")
+		return install.LockScope{}, FlagErrorf("--dir and --scope cannot be used together")
 	}
 	if err := resolveTargets(f, t, true); err != nil {
-		return nil, err
+		return install.LockScope{}, err
 	}
-	scopes := []string{t.Scope}
 	if !cmd.Flags().Changed("scope") && t.Dir == "" {
-		scopes = []string{install.ScopeUser, install.ScopeProject}
-	}
-	var roots []string
-	for _, sc := range scopes {
-		o := *t
-		o.Scope = sc
-		rs, err := install.TargetRoots(o)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			if fi, err := os.Stat(r); err == nil && fi.IsDir() && !slices.Contains(roots, r) {
-				roots = append(roots, r)
-			}
+		t.Scope = install.ScopeUser
+		if agents.RepoTop(t.Cwd) != "" {
+			t.Scope = install.ScopeProject
 		}
 	}
-	return roots, nil
+	lockFile, roots, err := scopeLock(*t)
+	if err != nil {
+		return install.LockScope{}, err
+	}
+	return install.LockScope{LockFile: lockFile, Roots: roots}, nil
 }
 
 func newMaintainCmd(f *Factory, use, short, long, exit, example string, run func(context.Context, *maintainOptions) error,
@@ -76,7 +67,7 @@ func newMaintainCmd(f *Factory, use, short, long, exit, example string, run func
 			if t.Scope != install.ScopeUser && t.Scope != install.ScopeProject {
 				return FlagErrorf("--scope must be user or project, not %q", t.Scope)
 			}
-			roots, err := maintainRoots(f, cmd, &t)
+			sc, err := maintainScope(f, cmd, &t)
 			if err != nil {
 				return err
 			}
@@ -84,7 +75,7 @@ func newMaintainCmd(f *Factory, use, short, long, exit, example string, run func
 			if err != nil {
 				return err
 			}
-			opts.Roots, opts.GitTimeout, opts.Cwd = roots, cfg.Git.Timeout, t.Cwd
+			opts.Scope, opts.Targets, opts.GitTimeout, opts.Cwd = sc, t, cfg.Git.Timeout, t.Cwd
 			return run(cmd.Context(), opts)
 		},
 	}
@@ -103,13 +94,15 @@ func init() {
 ref it was installed from points at now (git ls-remote, in parallel, one query
 per repository and ref) and compare it with the commit installed. Prints NAME,
 CURRENT, LATEST, STATUS and SOURCE: up-to-date, outdated, pinned (installed at
-a commit SHA or a tag, which do not move), unchecked (a folder, an archive or
-a URL) or error (the repository could not be asked; the reason follows). A
-skill from a well-known index is compared by its digest in the index.
+a commit SHA or a tag, which do not move), unchecked (a folder or an archive
+file) or error (the repository could not be asked; the reason follows). A
+skill from a well-known index is compared by its digest in the index, one
+from an archive URL by the digest of the download.
 
-The skills are those of the locks of --dir, or of the skills folders of
---scope for each agent; without --scope, of both scopes. 'skillctl update'
-installs the newer versions.`,
+The skills are those of the lock of --dir, or of --scope: skillctl.lock at
+the repository top (project) or $XDG_CONFIG_HOME/skillctl/skills.lock
+(user). Without either, the project lock inside a repository, else the user
+lock. 'skillctl update' installs the newer versions.`,
 			`  0  checked (whether or not something is outdated)
   1  a lock could not be read
   2  bad flags or arguments
@@ -163,7 +156,7 @@ place without going through install or update.`,
 }
 
 func outdatedRun(ctx context.Context, opts *maintainOptions) error {
-	out, err := install.CheckOutdated(ctx, opts.Roots, opts.Names, gitsource.FetchOptions{Timeout: opts.GitTimeout})
+	out, err := install.CheckOutdated(ctx, opts.Scope, opts.Names, gitsource.FetchOptions{Timeout: opts.GitTimeout})
 	if err != nil {
 		return err
 	}
@@ -201,7 +194,7 @@ func nonNil[T any](s []T) []T {
 }
 
 func updateRun(ctx context.Context, opts *maintainOptions) error {
-	od, err := install.CheckOutdated(ctx, opts.Roots, opts.Names, gitsource.FetchOptions{Timeout: opts.GitTimeout})
+	od, err := install.CheckOutdated(ctx, opts.Scope, opts.Names, gitsource.FetchOptions{Timeout: opts.GitTimeout})
 	if err != nil {
 		return err
 	}
@@ -212,7 +205,8 @@ func updateRun(ctx context.Context, opts *maintainOptions) error {
 	}
 	var done []install.Installed
 	for _, p := range install.PlanUpdates(od) {
-		in := install.New(install.Options{Sources: []string{p.Source}, Roots: []string{p.Root}, Skills: p.Skills,
+		in := install.New(install.Options{Sources: []string{p.Source}, Roots: p.Roots, Skills: p.Skills,
+			LockFile: opts.Scope.LockFile, LegacyRoots: opts.Scope.Roots,
 			Ref: p.Ref, Subdir: p.Subdir, Force: opts.Force, DryRun: opts.DryRun, GitTimeout: opts.GitTimeout,
 			Cwd: opts.Cwd, Now: opts.Now})
 		res, err := in.Run(ctx)
@@ -238,7 +232,7 @@ func updateRun(ctx context.Context, opts *maintainOptions) error {
 }
 
 func verifyRun(ctx context.Context, opts *maintainOptions) error {
-	out, err := install.Verify(ctx, opts.Roots, opts.Names)
+	out, err := install.Verify(ctx, opts.Scope, opts.Names)
 	if err != nil {
 		return err
 	}

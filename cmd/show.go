@@ -141,7 +141,7 @@ func (f *Factory) describeSkill(s *skill.Skill) showExtra {
 			}
 		}
 	}
-	x.Installed = install.Provenances([]string{s.Dir})[s.Dir]
+	x.Installed = install.Provenances([]string{s.Dir}, f.userLock())[s.Dir]
 	return x
 }
 

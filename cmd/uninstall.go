@@ -86,9 +86,13 @@ func uninstallRun(ctx context.Context, opts *uninstallOptions) error {
 	if err != nil {
 		return err
 	}
+	lockFile, legacy, err := scopeLock(opts.Targets)
+	if err != nil {
+		return err
+	}
 	everywhere := opts.Targets.Dir == "" && !opts.AgentsNamed
 	out, err := install.NewUninstaller(install.UninstallOptions{Names: opts.Names, Roots: roots, Force: opts.Force, DryRun: opts.DryRun,
-		Everywhere: everywhere}).Run(ctx)
+		Everywhere: everywhere, LockFile: lockFile, LegacyRoots: legacy}).Run(ctx)
 	if err != nil {
 		return installHint(err, "use --force to remove it anyway")
 	}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
@@ -26,7 +28,19 @@ type journalOp struct {
 }
 
 type journal struct {
-	Ops []journalOp `json:"ops"`
+	// Lock is the lock file the ops are recorded in, and Prefix the
+	// root's key in it ("" for a root's own lock; journals written
+	// before locks had a scope have neither).
+	Lock   string      `json:"lock,omitempty"`
+	Prefix string      `json:"prefix,omitempty"`
+	Ops    []journalOp `json:"ops"`
+}
+
+func (j journal) lockPath(root string) string {
+	if j.Lock != "" {
+		return j.Lock
+	}
+	return filepath.Join(root, LockFileName)
 }
 
 // errCrash, returned by a test fault, stops a commit on the spot as a
@@ -40,12 +54,18 @@ func (in *Installer) step(name string) error {
 	return in.fault(name)
 }
 
-// commit moves the staged skills into root and rewrites the lock file. Any
-// failure after the journal is written is finished or undone by Recover
-// before commit returns.
-// lock is root's lock as read under the file lock (nil: read it).
-func (in *Installer) commit(root, staging string, lock *Lock, cands []*candidate) (err error) {
-	j := journal{}
+// tx is one root's part of a commit: its staging folder and journal.
+type tx struct {
+	root, staging string
+	j             journal
+	// started: the journal is written, so the root may have changed.
+	started bool
+	done    bool
+}
+
+// installJournal is the journal that moves the staged skills into a root.
+func installJournal(lock *scopeLock, prefix, staging string, cands []*candidate) journal {
+	j := journal{Lock: lock.path, Prefix: prefix}
 	for _, c := range cands {
 		e := c.entry
 		if c.recordOnly {
@@ -55,59 +75,113 @@ func (in *Installer) commit(root, staging string, lock *Lock, cands []*candidate
 		rel, _ := filepath.Rel(staging, c.dir)
 		j.Ops = append(j.Ops, journalOp{Op: "install", Name: c.folder, Staged: filepath.ToSlash(rel), Entry: &e})
 	}
-	return runJournal(root, staging, j, in.step, lock)
+	return j
 }
 
-// runJournal applies a journal to root: write it, swap each skill, write
-// the lock, clean up. On failure it recovers; on a simulated crash it stops.
-// lock is root's lock as the caller read it under the file lock (nil: it
-// is read here); it is updated and written once.
-func runJournal(root, staging string, j journal, step func(string) error, lock *Lock) (err error) {
-	lockWritten := false
+// commitAll applies the journals of txs: each is written and its skills
+// swapped into place, root by root; then each lock file is updated and
+// written once; then the staging folders go. A failure before a lock is
+// written puts every root back as it was; after, only clean-up is left.
+// Any failure is finished or undone before commitAll returns; a simulated
+// crash stops on the spot, for Recover to finish.
+func commitAll(txs []*tx, locks map[string]*scopeLock, held heldLocks, step func(string) error) (err error) {
+	written := map[string]bool{}
 	defer func() {
 		if err == nil || errors.Is(err, errCrash) {
 			return
 		}
-		// A failure before the lock was rewritten (a full disk, say) puts
-		// every skill back as it was; after it, only clean-up is left.
-		var rerr error
-		if lockWritten {
-			rerr = recoverStaging(root, staging)
-		} else {
-			rerr = rollbackStaging(root, staging, j)
-		}
-		if rerr != nil {
-			err = fmt.Errorf("%w; recovering: %v", err, rerr)
+		for i := len(txs) - 1; i >= 0; i-- {
+			t := txs[i]
+			if !t.started || t.done {
+				// nothing of it reached the root (or all of it did)
+				if rerr := removeStaging(t.staging); rerr != nil {
+					err = fmt.Errorf("%w; recovering: %v", err, rerr)
+				}
+				continue
+			}
+			var rerr error
+			if written[t.j.lockPath(t.root)] {
+				rerr = recoverStaging(t.root, t.staging, held)
+			} else {
+				rerr = rollbackStaging(t.root, t.staging, t.j)
+			}
+			if rerr != nil {
+				err = fmt.Errorf("%w; recovering: %v", err, rerr)
+			}
 		}
 	}()
-	if err := step("staged"); err != nil {
+	for _, t := range txs {
+		if err := step("staged"); err != nil {
+			return err
+		}
+		data, err := json.MarshalIndent(t.j, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := atomicfs.WriteFile(filepath.Join(t.staging, journalName), data, 0o644); err != nil {
+			return err
+		}
+		t.started = true
+		if err := step("journal"); err != nil {
+			return err
+		}
+		if err := swapAll(t, step); err != nil {
+			return err
+		}
+		atomicfs.SyncDir(t.root)
+	}
+	var paths []string
+	for _, t := range txs {
+		p := t.j.lockPath(t.root)
+		applyJournal(locks[p].Lock, t.j.Prefix, t.j.Ops)
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := locks[p].write(); err != nil {
+			return err
+		}
+		written[p] = true
+	}
+	if err := step("lock"); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
+	// Done: the old skills and the journals go. Each journal goes first, so
+	// that a crash while deleting leaves nothing to replay.
+	for _, t := range txs {
+		if err := os.Remove(filepath.Join(t.staging, journalName)); err != nil {
+			return err
+		}
+		t.done = true
+		if err := step("journal-removed"); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(t.staging); err != nil {
+			return err
+		}
 	}
-	if err := atomicfs.WriteFile(filepath.Join(staging, journalName), data, 0o644); err != nil {
-		return err
-	}
-	if err := step("journal"); err != nil {
-		return err
-	}
-	for _, op := range j.Ops {
-		dest := filepath.Join(root, op.Name)
+	return nil
+}
+
+// swapAll moves each skill of t's journal into place, or aside.
+func swapAll(t *tx, step func(string) error) error {
+	for _, op := range t.j.Ops {
+		dest := filepath.Join(t.root, op.Name)
 		switch op.Op {
 		case "install":
-			if err := atomicfs.SwapIn(filepath.Join(staging, filepath.FromSlash(op.Staged)), dest, filepath.Join(staging, "old", op.Name), func() error { return step("aside:" + op.Name) }); err != nil {
+			if err := atomicfs.SwapIn(filepath.Join(t.staging, filepath.FromSlash(op.Staged)), dest, filepath.Join(t.staging, "old", op.Name), func() error { return step("aside:" + op.Name) }); err != nil {
 				return fmt.Errorf("move %s into place: %w", op.Name, err)
 			}
 			if err := step("swapped:" + op.Name); err != nil {
 				return err
 			}
 		case "uninstall":
-			if err := os.MkdirAll(filepath.Join(staging, "old"), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(t.staging, "old"), 0o755); err != nil {
 				return err
 			}
-			if err := os.Rename(dest, filepath.Join(staging, "old", op.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := os.Rename(dest, filepath.Join(t.staging, "old", op.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("remove %s: %w", dest, err)
 			}
 			if err := step("removed:" + op.Name); err != nil {
@@ -115,38 +189,17 @@ func runJournal(root, staging string, j journal, step func(string) error, lock *
 			}
 		}
 	}
-	atomicfs.SyncDir(root)
-	if lock == nil {
-		if lock, err = ReadLock(root); err != nil {
-			return err
-		}
-	}
-	applyJournal(lock, j.Ops)
-	if err := writeLock(root, lock); err != nil {
-		return err
-	}
-	lockWritten = true
-	if err := step("lock"); err != nil {
-		return err
-	}
-	// Done: the old skills and the journal go. Remove the journal first so
-	// that a crash while deleting leaves nothing to replay.
-	if err := os.Remove(filepath.Join(staging, journalName)); err != nil {
-		return err
-	}
-	if err := step("journal-removed"); err != nil {
-		return err
-	}
-	return os.RemoveAll(staging)
+	return nil
 }
 
-func applyJournal(lock *Lock, ops []journalOp) {
+func applyJournal(lock *Lock, prefix string, ops []journalOp) {
 	for _, op := range ops {
+		k := joinKey(prefix, op.Name)
 		switch op.Op {
 		case "install", "record":
-			lock.Set(op.Name, *op.Entry)
+			lock.Set(k, op.Name, *op.Entry)
 		case "uninstall":
-			lock.Delete(op.Name)
+			lock.Delete(k)
 		}
 	}
 }
@@ -154,7 +207,10 @@ func applyJournal(lock *Lock, ops []journalOp) {
 // Recover finishes or undoes whatever an interrupted install or uninstall
 // left in root, and removes stale staging folders. Callers hold root's file
 // lock; Run and Uninstall call it first thing.
-func Recover(root string) error {
+func Recover(root string) error { return recoverRoot(root, nil) }
+
+// recoverRoot is Recover for an operation holding the folder locks held.
+func recoverRoot(root string, held heldLocks) error {
 	names, err := readNames(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -167,7 +223,7 @@ func Recover(root string) error {
 			continue
 		}
 		if fi, err := os.Lstat(filepath.Join(root, n)); err == nil && fi.IsDir() {
-			if err := recoverStaging(root, filepath.Join(root, n)); err != nil {
+			if err := recoverStaging(root, filepath.Join(root, n), held); err != nil {
 				return err
 			}
 		}
@@ -190,7 +246,11 @@ func readNames(dir string) ([]string, error) {
 // folder was moved aside and nothing replaced it, it goes back. For each
 // uninstall: when the folder is gone, the lock loses its entry. Then the
 // staging folder is deleted.
-func recoverStaging(root, staging string) error {
+//
+// The journal's lock file is updated under its folder's lock: held by the
+// caller (held), else taken here; when another process holds it, the
+// staging folder is left for a later run.
+func recoverStaging(root, staging string, held heldLocks) error {
 	data, err := os.ReadFile(filepath.Join(staging, journalName))
 	if err != nil {
 		// No journal: the commit never started (or had finished); the target
@@ -201,7 +261,15 @@ func recoverStaging(root, staging string) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return removeStaging(staging) // a journal is renamed into place whole; a torn one was never used
 	}
-	lock, err := ReadLock(root)
+	lockPath := j.lockPath(root)
+	if dir := filepath.Dir(lockPath); !held.holds(dir) {
+		l := tryLockDir(dir)
+		if l == nil {
+			return nil // busy: another process holds it; a later run finishes this
+		}
+		defer l.release()
+	}
+	lock, err := readLockAt(lockPath)
 	if err != nil {
 		return err
 	}
@@ -241,8 +309,8 @@ func recoverStaging(root, staging string) error {
 		}
 	}
 	if len(done) > 0 {
-		applyJournal(lock, done)
-		if err := writeLock(root, lock); err != nil {
+		applyJournal(lock, j.Prefix, done)
+		if err := writeLockAt(lockPath, lock); err != nil {
 			// The lock cannot take the new state (a full disk): go back to
 			// the old one, which needs no space, rather than leave a
 			// staging folder that every later command trips over.

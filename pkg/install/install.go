@@ -97,6 +97,12 @@ type Options struct {
 	// the install fails with a *MismatchError), and the entry is kept as
 	// it was, installedAt included.
 	Expect map[string]LockEntry
+	// LockFile is the lock the install is recorded in (LockPath); ""
+	// records each root in its own (root/.skillctl-lock.json, as --dir).
+	LockFile string
+	// LegacyRoots are the scope's folders whose version 1 locks are
+	// merged into LockFile (and then removed).
+	LegacyRoots []string
 	// Cwd resolves relative source paths.
 	Cwd string
 	// Now is the clock (nil: time.Now).
@@ -323,11 +329,12 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 	type plan struct {
 		root    string
 		staging string
-		lock    *Lock
+		lock    *scopeLock
+		prefix  string // the root's key in the lock
 		cands   []*candidate
 	}
 	var plans []*plan
-	var locks []*rootLock
+	var held heldLocks
 	var created []string // folders made for the roots, deepest last
 	ok := false
 	defer func() {
@@ -336,9 +343,7 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 				os.RemoveAll(p.staging)
 			}
 		}
-		for _, l := range locks {
-			l.release()
-		}
+		held.release()
 		if !ok {
 			// A failed install leaves no trace, not even an empty folder.
 			for i := len(created) - 1; i >= 0; i-- {
@@ -346,12 +351,39 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			}
 		}
 	}()
-	// Lock every root (in a fixed order), stage and check everything, then commit.
-	for i, root := range roots {
-		if !in.DryRun {
-			created = append(created, missingDirs(root)...)
+	// Lock the lock files' folders and every root (in a fixed order),
+	// read each lock once, stage and check everything, then commit.
+	dirs := lockDirsOf(in.LockFile, roots)
+	if !in.DryRun {
+		for _, d := range append(slices.Clone(dirs), roots...) {
+			for _, m := range missingDirs(d) {
+				if !slices.Contains(created, m) {
+					created = append(created, m)
+				}
+			}
 		}
-		p := &plan{root: root}
+		if held, err = lockDirs(ctx, dirs, roots); err != nil {
+			return nil, err
+		}
+	}
+	locks := map[string]*scopeLock{}
+	for _, root := range roots {
+		lp := lockOf(in.LockFile, root)
+		if locks[lp] == nil {
+			legacy := []string(nil)
+			if in.LockFile != "" {
+				legacy = append(slices.Clone(in.LegacyRoots), roots...)
+			}
+			l, err := openScopeLock(lp, legacy) // empty when a dry run's lock does not exist
+			if err != nil {
+				return nil, err
+			}
+			locks[lp] = l
+		}
+	}
+	for i, root := range roots {
+		lp := lockOf(in.LockFile, root)
+		p := &plan{root: root, lock: locks[lp], prefix: FolderKey(filepath.Dir(lp), root)}
 		plans = append(plans, p)
 		if in.DryRun {
 			tmp, err := os.MkdirTemp("", "skillctl-dry-run-*")
@@ -359,15 +391,8 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 				return nil, err
 			}
 			p.staging = tmp
-		} else {
-			l, err := lockRoot(ctx, root)
-			if err != nil {
-				return nil, err
-			}
-			locks = append(locks, l)
-			if p.staging, err = newStaging(root); err != nil {
-				return nil, err
-			}
+		} else if p.staging, err = newStaging(root); err != nil {
+			return nil, err
 		}
 		cands, ignored, err := in.stageAll(ctx, p.staging, srcs)
 		if err != nil {
@@ -382,14 +407,12 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			// The same sources give the same verdicts in every root.
 			cands = sameAs(cands, plans[0].cands)
 		}
-		if p.lock, err = ReadLock(root); err != nil { // empty when a dry run's root does not exist
-			return nil, err
-		}
-		if err := in.checkConflicts(ctx, root, p.lock, cands); err != nil {
+		if err := in.checkConflicts(ctx, root, p.lock.Lock, p.prefix, cands); err != nil {
 			return nil, err
 		}
 		p.cands = cands
 	}
+	var txs []*tx
 	for _, p := range plans {
 		var todo []*candidate
 		for _, c := range p.cands {
@@ -400,20 +423,24 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			// The same files from a source that moved (a branch whose new
 			// commit leaves this skill as it was): the lock follows the
 			// source, the files and their install time stay.
-			if e, ok := p.lock.Get(c.folder); ok && e.Source != c.entry.Source {
+			if e, ok := p.lock.Get(joinKey(p.prefix, c.folder)); ok && e.Source != c.entry.Source {
 				ne := c.entry
-				ne.InstalledAt, ne.Version = e.InstalledAt, e.Version
+				ne.InstalledAt = e.InstalledAt
 				c.entry, c.recordOnly = ne, true
 				todo = append(todo, c)
 			}
 		}
 		if !in.DryRun && len(todo) > 0 {
-			err := in.commit(p.root, p.staging, p.lock, todo)
-			p.staging = "" // commit cleaned up (or rolled back, or crashed) itself
-			if err != nil {
-				return nil, err
-			}
+			txs = append(txs, &tx{root: p.root, staging: p.staging, j: installJournal(p.lock, p.prefix, p.staging, todo)})
+			p.staging = "" // commitAll cleans up (or rolls back, or crashes) itself
 		}
+	}
+	if len(txs) > 0 {
+		if err := commitAll(txs, locks, held, in.step); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range plans {
 		for _, c := range p.cands {
 			res.Skills = append(res.Skills, installedOf(p.root, c, in.status(c)))
 		}
@@ -610,7 +637,7 @@ func (in *Installer) stageAll(ctx context.Context, staging string, srcs []*sourc
 		}
 		var st *staged
 		var err error
-		if s.kind == KindFolder || s.kind == KindGit || s.kind == KindWellKnown {
+		if s.kind == KindPath || s.kind == KindGit || s.kind == KindWellKnown {
 			if s.rels == nil {
 				if err := findInFolder(ctx, s); err != nil {
 					return nil, 0, err
@@ -668,10 +695,15 @@ func (in *Installer) prepareAll(ctx context.Context, all []*candidate) error {
 			return err
 		}
 		if exp, ok := in.Expect[c.folder]; ok {
-			if c.entry.TreeSha256 != exp.TreeSha256 {
-				return &MismatchError{Name: c.folder, Source: c.src.arg, Want: exp.TreeSha256, Got: c.entry.TreeSha256}
+			tree := c.entry.TreeSha256
+			if tree != exp.TreeSha256 {
+				// A version 1 lock recorded another form of the digest.
+				if m, err := treeManifest(ctx, c.dir); err != nil || m.legacySum() != exp.TreeSha256 {
+					return &MismatchError{Name: c.folder, Source: c.src.arg, Want: exp.TreeSha256, Got: tree}
+				}
 			}
 			c.entry = exp
+			c.entry.TreeSha256 = tree
 		}
 	}
 	return nil
@@ -747,7 +779,6 @@ func (c *candidate) prepare(ctx context.Context, now time.Time, strict bool) err
 		return err
 	}
 	c.entry = LockEntry{
-		Version:         now.Format("20060102-150405"),
 		DeclaredVersion: c.sk.Exec.Version,
 		Source: SourceRef{Kind: c.src.kind, Location: c.src.location, SHA256: c.src.sha256,
 			URL: c.src.gitURL, Ref: c.src.ref, Commit: c.src.commit, Subdir: c.src.subdir},
@@ -779,7 +810,7 @@ func checkName(name string) error {
 // already holds exactly the new files is unchanged; one that skillctl did
 // not install, or installed from another source, or whose files were
 // edited since, is refused unless Force. Every conflict is named.
-func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock, cands []*candidate) error {
+func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock, prefix string, cands []*candidate) error {
 	// Names equal under Unicode normalisation (NFKC) are one name: a second
 	// folder that looks the same is refused, --force or not.
 	// An ASCII name is its own key: only other names can collide.
@@ -811,7 +842,7 @@ func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock
 			continue
 		}
 		c.existing = true
-		e, managed := lock.Get(c.folder)
+		e, managed := lock.Get(joinKey(prefix, c.folder))
 		if managed && fi.IsDir() {
 			cur, err := treeManifest(ctx, dest)
 			switch {
@@ -827,7 +858,7 @@ func (in *Installer) checkConflicts(ctx context.Context, root string, lock *Lock
 			}
 			switch {
 			case err != nil:
-			case cur.sum() != e.TreeSha256 && !in.Force:
+			case !cur.matches(e.TreeSha256) && !in.Force:
 				conflicts = append(conflicts, fmt.Sprintf("%s was changed since it was installed (%s); your changes would be lost",
 					dest, describeChanges(cur, e, c.dir)))
 				continue

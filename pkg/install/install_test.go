@@ -75,7 +75,6 @@ func TestInstallRecordsLockEntry(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res.Skills, 1)
 	e := res.Skills[0]
-	assert.Equal(t, "20250304-050607", e.Version)
 	assert.Equal(t, "2025-03-04T05:06:07Z", e.InstalledAt)
 	assert.Equal(t, "1.2.0", e.DeclaredVersion)
 	assert.Equal(t, install.KindArchive, e.Source.Kind)
@@ -109,7 +108,7 @@ func TestInstallFolder(t *testing.T) {
 	res, err := run(t, install.Options{Sources: []string{src}, Roots: []string{root}})
 	require.NoError(t, err)
 	require.Len(t, res.Skills, 1)
-	assert.Equal(t, install.KindFolder, res.Skills[0].Source.Kind)
+	assert.Equal(t, install.KindPath, res.Skills[0].Source.Kind)
 	assert.FileExists(t, filepath.Join(root, "my-skill", "scripts", "run.sh"))
 	assert.NoDirExists(t, filepath.Join(root, "my-skill", "scripts", "__pycache__"))
 	assert.Equal(t, 1, res.Ignored)

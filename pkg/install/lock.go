@@ -8,37 +8,44 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
+	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/skill"
 )
 
-// Names of skillctl's own files in a target root. Names starting with a dot
+// Names of skillctl's lock files (SPEC §12). Names starting with a dot
 // are never taken for skills by discovery.
 const (
-	LockFileName   = ".skillctl-lock.json"
-	stagingPrefix  = ".skillctl-staging-"
-	lockFileFormat = 1
+	// LockFileName is the lock of a target folder given with --dir, kept
+	// in that folder (and, in version 1, the lock of every target folder).
+	LockFileName = ".skillctl-lock.json"
+	// ProjectLockName is the project scope's lock, at the repository top.
+	ProjectLockName = "skillctl.lock"
+	// UserLockName is the user scope's lock, in $XDG_CONFIG_HOME/skillctl.
+	UserLockName  = "skills.lock"
+	stagingPrefix = ".skillctl-staging-"
+	lockVersion   = 2
 )
 
 // Source kinds.
 const (
 	KindArchive = "archive"
-	KindFolder  = "folder"
+	KindPath    = "path"
 	KindURL     = "url"
 	KindGit     = "git"
 )
 
 // SourceRef says where an installed skill came from.
 type SourceRef struct {
-	Kind     string `json:"kind"`
+	Kind string `json:"kind"`
+	// Location is the source as the user gave it, without credentials.
 	Location string `json:"location"`
-	// SHA256 is the archive's digest (empty for folders).
-	SHA256 string `json:"sha256,omitempty"`
 	// URL, Ref, Commit and Subdir say where a git source was fetched:
 	// the repository (without credentials), the ref asked for ("" for
 	// the default branch), the commit checked out, and the sub path.
@@ -46,51 +53,55 @@ type SourceRef struct {
 	Ref    string `json:"ref,omitempty"`
 	Commit string `json:"commit,omitempty"`
 	Subdir string `json:"subdir,omitempty"`
+	// SHA256 is a downloaded or given archive's digest, or a well-known
+	// index entry's (empty for folders and git).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
-// LockEntry is what the lock file records for one installed skill (SPEC §6).
+// LockEntry is what the lock records for one installed skill besides its
+// name and folders (SPEC §12).
 type LockEntry struct {
-	// Version is the install time, YYYYMMDD-HHmmss UTC.
-	Version string `json:"version"`
+	Source SourceRef `json:"source"`
+	// TreeSha256 is the canonical digest of the skill's files (TreeSHA256).
+	TreeSha256    string `json:"treeSha256"`
+	SkillMdSha256 string `json:"skillMdSha256"`
 	// DeclaredVersion is the skill's own version field, if any.
-	DeclaredVersion string    `json:"declaredVersion"`
-	Source          SourceRef `json:"source"`
-	InstalledAt     string    `json:"installedAt"`
-	SkillMdSha256   string    `json:"skillMdSha256"`
-	TreeSha256      string    `json:"treeSha256"`
+	DeclaredVersion string `json:"declaredVersion"`
+	InstalledAt     string `json:"installedAt"`
 }
 
-// Lock is the lock file of one target root. It is read once and written
-// once per operation; entries an operation does not touch are kept as the
-// bytes they were read as, so that a root of many skills costs little more
-// than an empty one (SPEC §10).
+// sameInstall reports whether two entries record the same files from the
+// same source (their install times aside): one entry can hold both folders.
+func sameInstall(a, b LockEntry) bool {
+	a.InstalledAt, b.InstalledAt = "", ""
+	return a == b
+}
+
+// Lock is one lock file: an entry per skill, each naming the folders (one
+// per agent folder) its files were copied into, relative to the lock's
+// folder. A folder belongs to one entry at most. It is read once and
+// written once per operation; entries an operation does not touch are
+// kept as the bytes they were read as, so that a lock of many skills costs
+// little more than an empty one (SPEC §10).
 type Lock struct {
-	LockfileVersion int
-	slots           map[string]*lockSlot
+	// Read is the format of the file read: 0 (none), 1 or 2.
+	Read     int
+	slots    []*lockSlot
+	byFolder map[string]*lockSlot
 }
 
-// lockSlot is one entry: its bytes as read (raw, without the opening
-// "{\n", which every entry has), or the entry (e) once decoded or set.
+// lockSlot is one entry: its name and folders, and the rest as bytes (raw:
+// from `      "source"` to the closing `    }`), decoded on demand.
 type lockSlot struct {
-	raw []byte
-	e   *LockEntry
+	name    string
+	folders []string
+	raw     []byte
+	e       *LockEntry
 }
 
-func newLock() *Lock { return &Lock{LockfileVersion: lockFileFormat, slots: map[string]*lockSlot{}} }
+func newLock() *Lock { return &Lock{byFolder: map[string]*lockSlot{}} }
 
-// Len is the number of entries.
-func (l *Lock) Len() int { return len(l.slots) }
-
-// Has reports whether the lock has an entry for name.
-func (l *Lock) Has(name string) bool { _, ok := l.slots[name]; return ok }
-
-// Get returns the entry of name. An entry whose bytes cannot be decoded
-// reads as absent.
-func (l *Lock) Get(name string) (LockEntry, bool) {
-	s, ok := l.slots[name]
-	if !ok {
-		return LockEntry{}, false
-	}
+func (s *lockSlot) entry() (LockEntry, bool) {
 	if s.e == nil {
 		var e LockEntry
 		if err := json.Unmarshal(append([]byte("{\n"), s.raw...), &e); err != nil {
@@ -101,42 +112,162 @@ func (l *Lock) Get(name string) (LockEntry, bool) {
 	return *s.e, true
 }
 
-// Set records the entry of name.
-func (l *Lock) Set(name string, e LockEntry) { l.slots[name] = &lockSlot{e: &e} }
+// Len is the number of entries.
+func (l *Lock) Len() int { return len(l.slots) }
 
-// Delete removes the entry of name.
-func (l *Lock) Delete(name string) { delete(l.slots, name) }
+// Has reports whether the lock records the folder (a slash path relative
+// to the lock's folder; for a --dir lock, the skill's folder name).
+func (l *Lock) Has(folder string) bool { _, ok := l.byFolder[folder]; return ok }
 
-// Entries decodes every entry (for tests and tools that want them all).
+// Get returns the entry of the folder. An entry whose bytes cannot be
+// decoded reads as absent.
+func (l *Lock) Get(folder string) (LockEntry, bool) {
+	s, ok := l.byFolder[folder]
+	if !ok {
+		return LockEntry{}, false
+	}
+	return s.entry()
+}
+
+// NameOf is the name of the skill the lock records in folder.
+func (l *Lock) NameOf(folder string) string {
+	if s, ok := l.byFolder[folder]; ok {
+		return s.name
+	}
+	return ""
+}
+
+// Set records that folder holds the skill name with entry e. The folder
+// leaves any entry it was in; it joins an entry of the same name with the
+// same files and source (keeping that entry's install time), else gets a
+// new one. Recording what is already recorded changes nothing.
+func (l *Lock) Set(folder, name string, e LockEntry) {
+	if s, ok := l.byFolder[folder]; ok && s.name == name {
+		if cur, ok := s.entry(); ok && (cur == e || sameInstall(cur, e) && len(s.folders) > 1) {
+			return
+		}
+	}
+	l.Delete(folder)
+	for _, s := range l.slots {
+		if s.name != name {
+			continue
+		}
+		if cur, ok := s.entry(); ok && sameInstall(cur, e) {
+			s.folders = append(s.folders, folder)
+			sort.Strings(s.folders)
+			l.byFolder[folder] = s
+			return
+		}
+	}
+	s := &lockSlot{name: name, folders: []string{folder}, e: &e}
+	l.slots = append(l.slots, s)
+	l.byFolder[folder] = s
+}
+
+// Delete forgets the folder; an entry left with no folder goes.
+func (l *Lock) Delete(folder string) {
+	s, ok := l.byFolder[folder]
+	if !ok {
+		return
+	}
+	delete(l.byFolder, folder)
+	if i := slices.Index(s.folders, folder); i >= 0 {
+		s.folders = slices.Delete(slices.Clone(s.folders), i, i+1)
+	}
+	if len(s.folders) == 0 {
+		l.slots = slices.DeleteFunc(l.slots, func(o *lockSlot) bool { return o == s })
+	}
+}
+
+// Entries decodes the entry of every folder (for tests and tools that want them all).
 func (l *Lock) Entries() map[string]LockEntry {
-	out := make(map[string]LockEntry, len(l.slots))
-	for n := range l.slots {
-		if e, ok := l.Get(n); ok {
-			out[n] = e
+	out := make(map[string]LockEntry, len(l.byFolder))
+	for f, s := range l.byFolder {
+		if e, ok := s.entry(); ok {
+			out[f] = e
 		}
 	}
 	return out
 }
 
-// Names is the names of the installed skills, sorted.
+// Names is the names of the recorded skills, sorted, each once.
 func (l *Lock) Names() []string {
-	names := make([]string, 0, len(l.slots))
-	for n := range l.slots {
-		names = append(names, n)
+	var names []string
+	for _, s := range l.slots {
+		names = append(names, s.name)
 	}
 	sort.Strings(names)
-	return names
+	return slices.Compact(names)
 }
 
-// lockFile is the JSON shape of a lock file.
-type lockFile struct {
-	LockfileVersion int                        `json:"lockfileVersion"`
-	Skills          map[string]json.RawMessage `json:"skills"`
+// Folders is every recorded folder, sorted.
+func (l *Lock) Folders() []string {
+	out := make([]string, 0, len(l.byFolder))
+	for f := range l.byFolder {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
 }
 
-// ReadLock reads root's lock file; a missing file is an empty lock.
+// LockedSkill is one entry of a lock.
+type LockedSkill struct {
+	Name    string
+	Folders []string
+	LockEntry
+}
+
+// Skills decodes every entry, sorted by name and then first folder. An
+// entry that cannot be decoded is an error naming it.
+func (l *Lock) Skills() ([]LockedSkill, error) {
+	var out []LockedSkill
+	for _, s := range l.sorted() {
+		e, ok := s.entry()
+		if !ok {
+			return nil, fmt.Errorf("the entry of %s cannot be read; reinstall it with --force", s.name)
+		}
+		out = append(out, LockedSkill{Name: s.name, Folders: slices.Clone(s.folders), LockEntry: e})
+	}
+	return out, nil
+}
+
+func (l *Lock) sorted() []*lockSlot {
+	out := slices.Clone(l.slots)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].name != out[j].name {
+			return out[i].name < out[j].name
+		}
+		return out[i].folders[0] < out[j].folders[0]
+	})
+	return out
+}
+
+// FolderKey is how a lock in lockDir names the skill folder dir: a slash
+// path relative to lockDir (absolute when there is none).
+func FolderKey(lockDir, dir string) string {
+	if r, err := filepath.Rel(lockDir, dir); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(dir)
+}
+
+// FolderPath is the folder a lock in lockDir names by key.
+func FolderPath(lockDir, key string) string {
+	p := filepath.FromSlash(key)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(lockDir, p)
+}
+
+// ReadLock reads the lock of a --dir target root (root/.skillctl-lock.json);
+// a missing file is an empty lock.
 func ReadLock(root string) (*Lock, error) {
-	p := filepath.Join(root, LockFileName)
+	return readLockAt(filepath.Join(root, LockFileName))
+}
+
+// readLockAt reads the lock file p; a missing file is an empty lock.
+func readLockAt(p string) (*Lock, error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newLock(), nil
@@ -160,92 +291,156 @@ func ReadLockFile(p string) (*Lock, error) {
 	return parseLock(p, data)
 }
 
+// lockFile is the JSON shape of a lock file, either version.
+type lockFile struct {
+	LockVersion int               `json:"lockVersion"`
+	Skills      []json.RawMessage `json:"skills"`
+}
+
+type lockFileV1 struct {
+	LockfileVersion int                        `json:"lockfileVersion"`
+	Skills          map[string]json.RawMessage `json:"skills"`
+}
+
+type lockEntryV2 struct {
+	Name    string   `json:"name"`
+	Folders []string `json:"folders"`
+	LockEntry
+}
+
 func parseLock(p string, data []byte) (*Lock, error) {
-	l, ok := splitLock(data)
-	if !ok {
+	if l, ok := splitLock(data); ok {
+		return l, nil
+	}
+	bad := func(err error) error {
+		return fmt.Errorf("%s: not a valid lock file (%v); fix it or move it away, then run the command again", p, err)
+	}
+	var head struct {
+		LockVersion     *int `json:"lockVersion"`
+		LockfileVersion *int `json:"lockfileVersion"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, bad(err)
+	}
+	switch {
+	case head.LockVersion != nil && *head.LockVersion > lockVersion:
+		return nil, fmt.Errorf("%s: lock version %d is newer than this skillctl understands (%d); upgrade skillctl", p, *head.LockVersion, lockVersion)
+	case head.LockVersion != nil:
 		var f lockFile
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("%s: not a valid lock file (%v); fix it or move it away, then run the command again", p, err)
+		if err := json.Unmarshal(data, &f); err != nil {
+			return nil, bad(err)
 		}
-		l = newLock()
-		l.LockfileVersion = f.LockfileVersion
-		for n, raw := range f.Skills {
-			var e LockEntry
+		l := newLock()
+		l.Read = 2
+		for i, raw := range f.Skills {
+			var e lockEntryV2
 			if err := json.Unmarshal(raw, &e); err != nil {
-				return nil, fmt.Errorf("%s: the entry of %s is not valid (%v); fix it or move the file away, then run the command again", p, n, err)
+				return nil, fmt.Errorf("%s: skill %d is not a valid entry (%v); fix it or move the file away, then run the command again", p, i+1, err)
 			}
-			l.slots[n] = &lockSlot{e: &e}
+			if e.Name == "" || len(e.Folders) == 0 {
+				return nil, fmt.Errorf("%s: skill %d has no name or no folders; fix it or move the file away, then run the command again", p, i+1)
+			}
+			for _, f := range e.Folders {
+				if l.Has(f) {
+					return nil, fmt.Errorf("%s: the folder %s is recorded twice; fix the file or move it away, then run the command again", p, f)
+				}
+				l.Set(f, e.Name, e.LockEntry)
+			}
 		}
+		return l, nil
+	case head.LockfileVersion != nil && *head.LockfileVersion == 1:
+		return parseLockV1(p, data, "")
+	case head.LockfileVersion != nil:
+		return nil, fmt.Errorf("%s: lock file format %d is newer than this skillctl understands (%d); upgrade skillctl", p, *head.LockfileVersion, lockVersion)
 	}
-	if l.LockfileVersion > lockFileFormat {
-		return nil, fmt.Errorf("%s: lock file format %d is newer than this skillctl understands (%d); upgrade skillctl", p, l.LockfileVersion, lockFileFormat)
+	return nil, bad(errors.New("neither lockVersion nor lockfileVersion is set"))
+}
+
+// parseLockV1 reads a version 1 lock: the lock of one target root, an
+// entry per folder name. prefix is that root relative to the new lock's
+// folder ("" when the lock stays in the root).
+func parseLockV1(p string, data []byte, prefix string) (*Lock, error) {
+	var f lockFileV1
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: not a valid lock file (%v); fix it or move it away, then run the command again", p, err)
 	}
-	l.LockfileVersion = lockFileFormat
+	l := newLock()
+	l.Read = 1
+	names := make([]string, 0, len(f.Skills))
+	for n := range f.Skills {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var e LockEntry
+		if err := json.Unmarshal(f.Skills[n], &e); err != nil {
+			return nil, fmt.Errorf("%s: the entry of %s is not valid (%v); fix it or move the file away, then run the command again", p, n, err)
+		}
+		if e.Source.Kind == "folder" {
+			e.Source.Kind = KindPath
+		}
+		l.Set(path.Join(prefix, n), n, e)
+	}
 	return l, nil
 }
 
 // Lock files are written in one layout (encodeLock); splitLock reads that
 // layout without decoding the entries. Anything else (a file edited by
-// hand) is decoded in full.
+// hand, an older version) is decoded in full.
 const (
-	lockHead    = "{\n  \"lockfileVersion\": "
-	skillsHead  = ",\n  \"skills\": {\n"
-	skillsEmpty = ",\n  \"skills\": {}\n}\n"
-	lockTail    = "  }\n}\n"
-	entryIndent = "    "
-	entryEnd    = "\n" + entryIndent + "}"
+	lockHead    = "{\n  \"lockVersion\": 2,\n  \"skills\": [\n"
+	lockEmpty   = "{\n  \"lockVersion\": 2,\n  \"skills\": []\n}\n"
+	lockTail    = "\n  ]\n}\n"
+	entryHead   = "    {\n      \"name\": "
+	foldersHead = ",\n      \"folders\": [\n"
+	folderInd   = "        "
+	foldersEnd  = "\n      ],\n"
+	entryEnd    = "\n    }"
 )
 
 func splitLock(data []byte) (*Lock, bool) {
+	if string(data) == lockEmpty {
+		l := newLock()
+		l.Read = 2
+		return l, true
+	}
 	rest, ok := bytes.CutPrefix(data, []byte(lockHead))
 	if !ok {
 		return nil, false
 	}
-	i := bytes.IndexByte(rest, ',')
-	if i < 0 {
-		return nil, false
-	}
-	version, err := strconv.Atoi(string(rest[:i]))
-	if err != nil {
-		return nil, false
-	}
 	l := newLock()
-	l.LockfileVersion = version
-	if bytes.Equal(rest[i:], []byte(skillsEmpty)) {
-		return l, true
-	}
-	rest, ok = bytes.CutPrefix(rest[i:], []byte(skillsHead))
-	if !ok {
-		return nil, false
-	}
+	l.Read = 2
 	for {
-		// `    "name": {` … `    }` then `,` or the end
-		line, after, ok := bytes.Cut(rest, []byte("\n"))
-		if !ok || !bytes.HasPrefix(line, []byte(entryIndent+`"`)) || !bytes.HasSuffix(line, []byte(`": {`)) {
+		if rest, ok = bytes.CutPrefix(rest, []byte(entryHead)); !ok {
 			return nil, false
 		}
-		key := line[len(entryIndent) : len(line)-3]
-		var name string
-		if bytes.IndexByte(key, '\\') < 0 && bytes.IndexByte(key[1:len(key)-1], '"') < 0 {
-			name = string(key[1 : len(key)-1])
-		} else if json.Unmarshal(key, &name) != nil {
+		s := &lockSlot{}
+		var line []byte
+		if line, rest, ok = bytes.Cut(rest, []byte(foldersHead)); !ok || !jsonString(line, &s.name) {
 			return nil, false
 		}
-		end := bytes.Index(after, []byte(entryEnd))
-		if end < 0 {
+		var folders []byte
+		if folders, rest, ok = bytes.Cut(rest, []byte(foldersEnd)); !ok {
 			return nil, false
 		}
-		body := after[:end+len(entryEnd)]
-		rest = after[len(body):]
-		if _, dup := l.slots[name]; dup {
+		for f := range bytes.SplitSeq(folders, []byte(",\n")) {
+			var name string
+			if f, ok = bytes.CutPrefix(f, []byte(folderInd)); !ok || !jsonString(f, &name) || l.Has(name) {
+				return nil, false
+			}
+			s.folders = append(s.folders, name)
+			l.byFolder[name] = s
+		}
+		end := bytes.Index(rest, []byte(entryEnd))
+		if end < 0 || len(s.folders) == 0 || s.name == "" {
 			return nil, false
 		}
-		l.slots[name] = &lockSlot{raw: body}
+		s.raw, rest = rest[:end+len(entryEnd)], rest[end+len(entryEnd):]
+		l.slots = append(l.slots, s)
 		switch {
 		case bytes.HasPrefix(rest, []byte(",\n")):
 			rest = rest[2:]
-		case bytes.Equal(rest, []byte("\n"+lockTail)):
+		case string(rest) == lockTail:
 			return l, true
 		default:
 			return nil, false
@@ -253,55 +448,68 @@ func splitLock(data []byte) (*Lock, bool) {
 	}
 }
 
+// jsonString decodes a JSON string, quickly when it has no escapes.
+func jsonString(b []byte, out *string) bool {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return false
+	}
+	if bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b[1:len(b)-1], '"') < 0 {
+		*out = string(b[1 : len(b)-1])
+		return true
+	}
+	return json.Unmarshal(b, out) == nil
+}
+
 // encodeLock writes the lock in its one layout, the one
 // json.MarshalIndent(lock, "", "  ") gives: entries sorted by name,
 // untouched ones as their bytes were read.
 func encodeLock(l *Lock) ([]byte, error) {
-	names := l.Names()
+	if len(l.slots) == 0 {
+		return []byte(lockEmpty), nil
+	}
 	size := 64
-	for _, n := range names {
-		size += len(n) + len(l.slots[n].raw) + 16
+	for _, s := range l.slots {
+		size += len(s.name) + len(s.raw) + 64
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size))
 	b.WriteString(lockHead)
-	b.WriteString(strconv.Itoa(l.LockfileVersion))
-	if len(names) == 0 {
-		b.WriteString(skillsEmpty)
-		return b.Bytes(), nil
-	}
-	b.WriteString(skillsHead)
-	for i, n := range names {
-		s := l.slots[n]
-		b.WriteString(entryIndent)
-		if plainKey(n) {
-			b.WriteByte('"')
-			b.WriteString(n)
-			b.WriteByte('"')
-		} else {
-			key, err := json.Marshal(n)
+	for i, s := range l.sorted() {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString(entryHead)
+		writeJSONString(b, s.name)
+		b.WriteString(foldersHead)
+		for j, f := range s.folders {
+			if j > 0 {
+				b.WriteString(",\n")
+			}
+			b.WriteString(folderInd)
+			writeJSONString(b, f)
+		}
+		b.WriteString(foldersEnd)
+		if s.raw == nil {
+			raw, err := json.MarshalIndent(s.e, "    ", "  ")
 			if err != nil {
 				return nil, err
 			}
-			b.Write(key)
+			s.raw = raw[2:] // without "{\n"
 		}
-		b.WriteString(": ")
-		if s.raw != nil {
-			b.WriteString("{\n")
-			b.Write(s.raw)
-		} else {
-			raw, err := json.MarshalIndent(s.e, entryIndent, "  ")
-			if err != nil {
-				return nil, err
-			}
-			b.Write(raw)
-		}
-		if i < len(names)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
+		b.Write(s.raw)
 	}
 	b.WriteString(lockTail)
 	return b.Bytes(), nil
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	if plainKey(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	q, _ := json.Marshal(s)
+	b.Write(q)
 }
 
 // plainKey reports whether name is its own JSON string (as encoding/json
@@ -316,34 +524,73 @@ func plainKey(name string) bool {
 	return true
 }
 
-// writeLock replaces root's lock file atomically (temp file, fsync, rename).
-func writeLock(root string, l *Lock) error {
+// writeLockAt replaces the lock file p atomically (temp file, fsync, rename).
+func writeLockAt(p string, l *Lock) error {
 	data, err := encodeLock(l)
 	if err != nil {
 		return err
 	}
-	return writeLockFile(filepath.Join(root, LockFileName), data, 0o644)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return writeLockFile(p, data, 0o644)
 }
 
 // writeLockFile writes the lock file; tests make it fail as a full disk would.
 var writeLockFile = atomicfs.WriteFile
 
-// rootLock is the held file lock of a target root.
-type rootLock struct{ f *os.File }
+// rootLock is the held file lock of a folder (a target root, or the
+// folder of a lock file).
+type rootLock struct {
+	dir string
+	f   *os.File
+}
 
-// lockRoot creates root if needed, takes its file lock (waiting until the
-// context ends) and, holding it, finishes or undoes an install a crash
-// interrupted (Recover): whoever holds the lock sees a consistent root.
-func lockRoot(ctx context.Context, root string) (*rootLock, error) {
-	l, err := takeLock(ctx, root)
-	if err != nil {
-		return nil, err
+// heldLocks are the folder locks an operation holds.
+type heldLocks []*rootLock
+
+func (h heldLocks) holds(dir string) bool {
+	for _, l := range h {
+		if l.dir == dir {
+			return true
+		}
 	}
-	if err := Recover(root); err != nil {
+	return false
+}
+
+func (h heldLocks) release() {
+	for _, l := range h {
 		l.release()
-		return nil, err
 	}
-	return l, nil
+}
+
+// lockDirs takes the file lock of each folder (created if needed), in a
+// fixed order so that two operations never wait on each other, and then,
+// holding them all, finishes or undoes what a crash interrupted in each
+// root (Recover): whoever holds the locks sees a consistent state.
+func lockDirs(ctx context.Context, dirs, roots []string) (heldLocks, error) {
+	all := slices.Clone(dirs)
+	for _, d := range roots {
+		all = append(all, filepath.Clean(d))
+	}
+	sort.Strings(all)
+	all = slices.Compact(all)
+	var held heldLocks
+	for _, d := range all {
+		l, err := takeLock(ctx, d)
+		if err != nil {
+			held.release()
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	for _, r := range roots {
+		if err := recoverRoot(filepath.Clean(r), held); err != nil {
+			held.release()
+			return nil, err
+		}
+	}
+	return held, nil
 }
 
 func takeLock(ctx context.Context, root string) (*rootLock, error) {
@@ -362,7 +609,7 @@ func takeLock(ctx context.Context, root string) (*rootLock, error) {
 			return nil, fmt.Errorf("lock %s: %w", root, err)
 		}
 		if ok {
-			return &rootLock{f: f}, nil
+			return &rootLock{dir: root, f: f}, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -376,13 +623,26 @@ func takeLock(ctx context.Context, root string) (*rootLock, error) {
 	}
 }
 
+// tryLockDir takes dir's file lock if nobody holds it; nil when somebody does.
+func tryLockDir(dir string) *rootLock {
+	f, err := openLockTarget(dir)
+	if err != nil {
+		return nil
+	}
+	if ok, err := tryLock(f); err != nil || !ok {
+		f.Close()
+		return nil
+	}
+	return &rootLock{dir: dir, f: f}
+}
+
 func (l *rootLock) release() {
 	_ = unlock(l.f)
 	l.f.Close()
 }
 
-// Provenance is where the skill in root/<folder> came from, from the
-// root's lock (nil when skillctl did not install it).
+// Provenance is where the skill in the folder (a key of this lock) came
+// from (nil when the lock does not record it).
 func (l *Lock) Provenance(folder string) *skill.Provenance {
 	e, ok := l.Get(folder)
 	if !ok {
@@ -393,25 +653,38 @@ func (l *Lock) Provenance(folder string) *skill.Provenance {
 }
 
 // Provenances looks up, for each skill folder in dirs, where skillctl
-// installed it from: each parent folder's lock file is read once. Folders
-// skillctl did not install, and locks that cannot be read, give nothing.
-func Provenances(dirs []string) map[string]*skill.Provenance {
+// installed it from, in the locks that may record it: the --dir lock of
+// its parent folder, the project lock at its repository top, and the
+// user lock (userLock; "" for none), each read once. Folders skillctl did
+// not install, and locks that cannot be read, give nothing.
+func Provenances(dirs []string, userLock string) map[string]*skill.Provenance {
 	out := map[string]*skill.Provenance{}
 	locks := map[string]*Lock{}
-	for _, d := range dirs {
-		root := filepath.Dir(d)
-		l, seen := locks[root]
+	read := func(p string) *Lock {
+		l, seen := locks[p]
 		if !seen {
-			if _, err := os.Lstat(filepath.Join(root, LockFileName)); err == nil {
-				l, _ = ReadLock(root)
+			if _, err := os.Lstat(p); err == nil {
+				l, _ = readLockAt(p)
 			}
-			locks[root] = l
+			locks[p] = l
 		}
-		if l == nil {
-			continue
+		return l
+	}
+	for _, d := range dirs {
+		candidates := []string{filepath.Join(filepath.Dir(d), LockFileName)}
+		if top := agents.RepoTop(d); top != "" {
+			candidates = append(candidates, filepath.Join(top, ProjectLockName))
 		}
-		if p := l.Provenance(filepath.Base(d)); p != nil {
-			out[d] = p
+		if userLock != "" {
+			candidates = append(candidates, userLock)
+		}
+		for _, p := range candidates {
+			if l := read(p); l != nil {
+				if pr := l.Provenance(FolderKey(filepath.Dir(p), d)); pr != nil {
+					out[d] = pr
+					break
+				}
+			}
 		}
 	}
 	return out

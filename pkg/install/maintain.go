@@ -45,45 +45,64 @@ func Drift(vs []Verified) bool {
 	return false
 }
 
-// lockedSkill is one entry of a root's lock.
-type lockedSkill struct {
-	root, folder string
-	e            LockEntry
+// LockScope is the lock that outdated, update and verify read, and the
+// skills folders of its scope (where untracked skills, and locks of
+// version 1, are looked for).
+type LockScope struct {
+	LockFile string
+	Roots    []string
 }
 
-// lockedSkills reads the locks of roots and picks the entries named (all
-// when names is empty). A name no lock has is an error naming the roots,
-// with the nearest names.
-func lockedSkills(roots, names []string) ([]lockedSkill, error) {
+// lockedSkill is one entry of a lock, with its folders as paths.
+type lockedSkill struct {
+	name    string
+	folders []string
+	e       LockEntry
+}
+
+// roots is the parent folders of the skill's folders.
+func (ls lockedSkill) roots() []string {
+	var out []string
+	for _, f := range ls.folders {
+		out = append(out, filepath.Dir(f))
+	}
+	return out
+}
+
+// lockedSkills reads the scope's lock and picks the entries named (all
+// when names is empty). A name the lock does not have is an error naming
+// the lock, with the nearest names.
+func lockedSkills(sc LockScope, names []string) ([]lockedSkill, *Lock, error) {
+	l, err := openScopeLock(sc.LockFile, sc.Roots)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := l.Skills()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sc.LockFile, err)
+	}
 	var out []lockedSkill
 	found := map[string]bool{}
-	var all []string
-	for _, root := range roots {
-		l, err := ReadLock(root)
-		if err != nil {
-			return nil, err
+	dir := filepath.Dir(sc.LockFile)
+	for _, s := range all {
+		if len(names) > 0 && !matchName(names, s.Name) {
+			continue
 		}
-		for _, n := range l.Names() {
-			all = append(all, n)
-			if len(names) > 0 && !matchName(names, n) {
-				continue
-			}
-			e, ok := l.Get(n)
-			if !ok {
-				return nil, fmt.Errorf("%s: the entry of %s cannot be read; reinstall it with --force", filepath.Join(root, LockFileName), n)
-			}
-			found[n] = true
-			out = append(out, lockedSkill{root: root, folder: n, e: e})
+		found[s.Name] = true
+		ls := lockedSkill{name: s.Name, e: s.LockEntry}
+		for _, f := range s.Folders {
+			ls.folders = append(ls.folders, FolderPath(dir, f))
 		}
+		out = append(out, ls)
 	}
 	for _, n := range names {
 		if !found[n] && !found[skill.Slug(n)] {
-			return nil, &skill.NotFoundError{What: "installed skill", Name: n,
-				Detail:      fmt.Sprintf("%s is not installed by skillctl in %s", n, strings.Join(roots, ", ")),
-				Suggestions: skill.Closest(n, all)}
+			return nil, nil, &skill.NotFoundError{What: "installed skill", Name: n,
+				Detail:      fmt.Sprintf("%s is not recorded in %s", n, sc.LockFile),
+				Suggestions: skill.Closest(n, l.Names())}
 		}
 	}
-	return out, nil
+	return out, l.Lock, nil
 }
 
 func matchName(names []string, folder string) bool {
@@ -100,52 +119,51 @@ func matchName(names []string, folder string) bool {
 // changed files), or missing. Without names it also reports the skill
 // folders of the roots that no lock records (untracked), which do not
 // count as drift.
-func Verify(ctx context.Context, roots, names []string) ([]Verified, error) {
-	locked, err := lockedSkills(roots, names)
+func Verify(ctx context.Context, sc LockScope, names []string) ([]Verified, error) {
+	locked, lock, err := lockedSkills(sc, names)
 	if err != nil {
 		return nil, err
 	}
 	var out []Verified
 	for _, ls := range locked {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		dir := filepath.Join(ls.root, ls.folder)
-		v := Verified{Name: ls.folder, Root: ls.root, Path: dir, Status: VerifyOK}
-		fi, err := os.Lstat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()):
-			v.Status = VerifyMissing
-		case err != nil:
-			return nil, err
-		default:
-			m, err := treeManifest(ctx, dir)
-			if err != nil {
-				return nil, fmt.Errorf("verify %s: %w", dir, err)
-			}
-			if m.sum() != ls.e.TreeSha256 {
-				v.Status, v.Changes = VerifyModified, describeChanges(m, ls.e, "")
-			}
-		}
-		out = append(out, v)
-	}
-	if len(names) == 0 {
-		for _, root := range roots {
-			l, err := ReadLock(root)
-			if err != nil {
+		for _, dir := range ls.folders {
+			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			v := Verified{Name: ls.name, Root: filepath.Dir(dir), Path: dir, Status: VerifyOK}
+			fi, err := os.Lstat(dir)
+			switch {
+			case errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()):
+				v.Status = VerifyMissing
+			case err != nil:
+				return nil, err
+			default:
+				m, err := treeManifest(ctx, dir)
+				if err != nil {
+					return nil, fmt.Errorf("verify %s: %w", dir, err)
+				}
+				if !m.matches(ls.e.TreeSha256) {
+					v.Status, v.Changes = VerifyModified, describeChanges(m, ls.e, "")
+				}
+			}
+			out = append(out, v)
+		}
+	}
+	if len(names) == 0 {
+		dir := filepath.Dir(sc.LockFile)
+		for _, root := range sc.Roots {
 			ents, err := os.ReadDir(root)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
 			for _, de := range ents {
 				name := de.Name()
-				if !de.IsDir() || strings.HasPrefix(name, ".") || l.Has(name) {
+				p := filepath.Join(root, name)
+				if !de.IsDir() || strings.HasPrefix(name, ".") || lock.Has(FolderKey(dir, p)) {
 					continue
 				}
-				if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil {
-					out = append(out, Verified{Name: name, Root: root, Path: filepath.Join(root, name), Status: VerifyUntracked})
+				if _, err := os.Stat(filepath.Join(p, "SKILL.md")); err == nil {
+					out = append(out, Verified{Name: name, Root: root, Path: p, Status: VerifyUntracked})
 				}
 			}
 		}
@@ -154,7 +172,7 @@ func Verify(ctx context.Context, roots, names []string) ([]Verified, error) {
 		if out[i].Name != out[j].Name {
 			return out[i].Name < out[j].Name
 		}
-		return out[i].Root < out[j].Root
+		return out[i].Path < out[j].Path
 	})
 	return out, nil
 }
@@ -164,18 +182,19 @@ const (
 	OutdatedCurrent = "up-to-date"
 	OutdatedNewer   = "outdated"
 	OutdatedPinned  = "pinned"
-	// OutdatedUnchecked: a source whose remote is not asked (a folder, an
-	// archive file, a URL).
+	// OutdatedUnchecked: a source that has no remote to ask (a folder, an
+	// archive file).
 	OutdatedUnchecked = "unchecked"
 	OutdatedError     = "error"
 )
 
 // Outdated is what the remote of one installed skill says now.
 type Outdated struct {
-	Name   string `json:"name"`
-	Root   string `json:"root"`
-	Source string `json:"source"`
-	Ref    string `json:"ref,omitempty"`
+	Name string `json:"name"`
+	// Folders are where the skill is installed.
+	Folders []string `json:"folders"`
+	Source  string   `json:"source"`
+	Ref     string   `json:"ref,omitempty"`
 	// Current is the commit installed; Latest the one Ref points at now.
 	Current string `json:"current,omitempty"`
 	Latest  string `json:"latest,omitempty"`
@@ -190,8 +209,8 @@ type Outdated struct {
 // to a commit SHA or a tag is `pinned`. A remote that cannot be asked
 // gives that skill the status `error` (with the reason), not a failure of
 // the whole check.
-func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.FetchOptions) ([]Outdated, error) {
-	locked, err := lockedSkills(roots, names)
+func CheckOutdated(ctx context.Context, sc LockScope, names []string, o gitsource.FetchOptions) ([]Outdated, error) {
+	locked, _, err := lockedSkills(sc, names)
 	if err != nil {
 		return nil, err
 	}
@@ -203,13 +222,17 @@ func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.Fetch
 	answers := map[query]*answer{}
 	var out []Outdated
 	indexes := map[string]map[string]string{} // well-known index → digests by name
+	downloads := map[string]*answer{}         // archive URL → its digest now
 	for _, ls := range locked {
 		s := ls.e.Source
-		od := Outdated{Name: ls.folder, Root: ls.root, Source: s.Location, Ref: s.Ref, Current: s.Commit, entry: ls}
+		od := Outdated{Name: ls.name, Folders: ls.folders, Source: s.Location, Ref: s.Ref, Current: s.Commit, entry: ls}
 		switch {
 		case s.Kind == KindWellKnown:
 			od.Current = s.SHA256
 			indexes[s.Location] = nil
+		case s.Kind == KindURL && s.SHA256 != "":
+			od.Current = s.SHA256
+			downloads[s.Location] = &answer{}
 		case s.Kind != KindGit || s.URL == "":
 			od.Status = OutdatedUnchecked
 		case gitsource.IsSHA(s.Ref):
@@ -235,12 +258,25 @@ func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.Fetch
 			a.r, a.err = gitsource.Resolve(ctx, q.url, q.ref, o)
 		}()
 	}
+	fetcher := New(Options{})
+	for loc, a := range downloads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			file, sum, _, err := fetcher.fetchURL(ctx, loc)
+			if file != "" {
+				os.Remove(file)
+			}
+			a.r, a.err = &gitsource.Remote{Commit: sum}, err
+		}()
+	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	idxErr := map[string]error{}
-	fetcher := New(Options{})
 	for loc := range indexes {
 		indexes[loc], idxErr[loc] = fetcher.IndexDigests(ctx, loc)
 	}
@@ -264,6 +300,9 @@ func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.Fetch
 			continue
 		}
 		a := answers[query{od.entry.e.Source.URL, od.Ref}]
+		if src := od.entry.e.Source; src.Kind == KindURL {
+			a = downloads[src.Location]
+		}
 		switch {
 		case a.err != nil:
 			od.Status, od.Error = OutdatedError, a.err.Error()
@@ -279,23 +318,24 @@ func CheckOutdated(ctx context.Context, roots, names []string, o gitsource.Fetch
 		if out[i].Name != out[j].Name {
 			return out[i].Name < out[j].Name
 		}
-		return out[i].Root < out[j].Root
+		return out[i].Folders[0] < out[j].Folders[0]
 	})
 	return out, nil
 }
 
-// UpdatePlan is one install that brings outdated skills of one root and
-// one source up to date: the source as recorded, at the ref asked for.
+// UpdatePlan is one install that brings outdated skills of one source up
+// to date in the folders they are installed in: the source as recorded,
+// at the ref asked for.
 type UpdatePlan struct {
-	Root   string
+	Roots  []string
 	Source string
 	Ref    string
 	Subdir string
 	Skills []string
 }
 
-// PlanUpdates groups the outdated skills of os by root and source, so
-// that each source is fetched once per root.
+// PlanUpdates groups the outdated skills of os by source and folders, so
+// that each source is fetched once for them.
 func PlanUpdates(os []Outdated) []UpdatePlan {
 	idx := map[[4]string]int{}
 	var plans []UpdatePlan
@@ -304,12 +344,13 @@ func PlanUpdates(os []Outdated) []UpdatePlan {
 			continue
 		}
 		s := o.entry.e.Source
-		k := [4]string{o.Root, s.Location, s.Ref, s.Subdir}
+		roots := o.entry.roots()
+		k := [4]string{strings.Join(roots, "\x00"), s.Location, s.Ref, s.Subdir}
 		i, ok := idx[k]
 		if !ok {
 			i = len(plans)
 			idx[k] = i
-			plans = append(plans, UpdatePlan{Root: o.Root, Source: s.Location, Ref: s.Ref, Subdir: s.Subdir})
+			plans = append(plans, UpdatePlan{Roots: roots, Source: s.Location, Ref: s.Ref, Subdir: s.Subdir})
 		}
 		plans[i].Skills = append(plans[i].Skills, o.Name)
 	}

@@ -208,7 +208,7 @@ func TestInstallSkillMDPath(t *testing.T) {
 	require.Len(t, res.Skills, 1)
 	assert.Equal(t, "pdf", res.Skills[0].Folder)
 	assert.FileExists(t, filepath.Join(root, "pdf", "scripts", "x.py"))
-	assert.Equal(t, install.KindFolder, res.Skills[0].Source.Kind)
+	assert.Equal(t, install.KindPath, res.Skills[0].Source.Kind)
 	assert.Equal(t, src, res.Skills[0].Source.Location, "the lock records the folder")
 }
 

@@ -2,108 +2,116 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/skillctl/skillctl/pkg/skill"
 )
 
-// RestoreOptions say what a restore reads besides the target roots' locks.
+// RestoreOptions say what a restore reads.
 type RestoreOptions struct {
-	// LockFile, when set, is the lock to restore from (into every root);
-	// else each root's own lock.
+	// LockFile, when set, is the file to restore from, into the target
+	// roots: a skillctl lock (its folders are not used) or a
+	// skills-lock.json of vercel-labs/skills (version 1), whose skills
+	// are installed from their sources and recorded. Else the operation's
+	// lock (Options.LockFile) is restored into the folders it records.
 	LockFile string
-	// Frozen fails when the restore would change a lock (CI).
+	// Frozen fails when the restore would change the lock (CI).
 	Frozen bool
 }
 
-// ErrNothingToRestore: the locks record no skill.
+// ErrNothingToRestore: the lock records no skill.
 var ErrNothingToRestore = errors.New("nothing to restore")
 
-// ErrFrozen: --frozen, and the restore would change a lock.
+// ErrFrozen: --frozen, and the restore would change the lock.
 var ErrFrozen = errors.New("the lock would change")
 
-// restoreGroup is the skills of one root that come from one source at one
-// commit or digest: one install.
-type restoreGroup struct {
-	root   string
+// restoreJob is one install of a restore: the skills of one root (or of
+// the target roots) from one source at one commit or digest, each
+// expected to reproduce its entry — or, imported, installed as a fresh
+// install would.
+type restoreJob struct {
+	roots  []string
 	src    SourceRef
 	expect map[string]LockEntry
+	// imported are the names of an import (no entry to reproduce).
+	imported []string
 }
 
-func (g *restoreGroup) names() []string {
-	var n []string
-	for k := range g.expect {
+func (j *restoreJob) names() []string {
+	n := append([]string(nil), j.imported...)
+	for k := range j.expect {
 		n = append(n, k)
 	}
 	sort.Strings(n)
 	return n
 }
 
-// Restore installs every skill the locks record, each from its source at
-// the recorded commit (git) or digest (archives and downloads), checking
-// that its files have the recorded treeSha256, and keeps each lock entry
-// as it was: a restore that changes nothing leaves the locks
-// byte-identical. Everything is fetched and checked before anything is
-// installed, so a source that changed (a mismatch) or is gone stops the
+// Restore installs every skill the lock records, each from its source at
+// the recorded commit (git) or digest (archives, downloads, well-known
+// entries), checking that its files have the recorded treeSha256, and
+// keeps each entry as it was: a restore that changes nothing leaves the
+// lock byte-identical. Everything is fetched and checked before anything
+// is installed, so a source that changed (a mismatch) or is gone stops the
 // restore with nothing changed. A skill already installed with the
 // recorded files is unchanged; one edited in place is refused unless Force.
 func (in *Installer) Restore(ctx context.Context, ro RestoreOptions) (*Result, error) {
 	if len(in.Roots) == 0 {
 		return nil, errors.New("no target folder")
 	}
-	var groups []*restoreGroup
-	idx := map[string]*restoreGroup{}
-	var from []string
-	for _, root := range uniqueRoots(in.Roots) {
-		lockPath := filepath.Join(root, LockFileName)
-		l, err := ReadLock(root)
-		if ro.LockFile != "" {
-			lockPath = ro.LockFile
-			l, err = ReadLockFile(ro.LockFile)
+	lockFile := in.LockFile
+	if lockFile == "" {
+		lockFile = lockOf("", uniqueRoots(in.Roots)[0])
+	}
+	cur, err := openScopeLock(lockFile, append(append([]string(nil), in.LegacyRoots...), in.Roots...))
+	if err != nil {
+		return nil, err
+	}
+	var jobs []*restoreJob
+	from := lockFile
+	frozen := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s (--frozen); run the same command without --frozen and commit %s", ErrFrozen, fmt.Sprintf(format, a...), lockFile)
+	}
+	if ro.LockFile == "" {
+		if ro.Frozen && (cur.Read == 1 || len(cur.legacy) > 0) {
+			return nil, frozen("the lock would be rewritten as version %d", lockVersion)
 		}
+		jobs, err = jobsOfLock(cur.Lock, filepath.Dir(lockFile), nil)
+	} else {
+		from = ro.LockFile
+		var l *Lock
+		var imports []vercelSkill
+		l, imports, err = readRestoreFile(ro.LockFile)
 		if err != nil {
 			return nil, err
 		}
-		from = append(from, lockPath)
-		var cur *Lock
-		if ro.Frozen && ro.LockFile != "" {
-			if cur, err = ReadLock(root); err != nil {
-				return nil, err
-			}
+		if l != nil {
+			jobs, err = jobsOfLock(l, "", uniqueRoots(in.Roots))
+		} else {
+			jobs, err = in.jobsOfImport(cur.Lock, lockFile, ro.LockFile, imports, ro.Frozen)
 		}
-		for _, name := range l.Names() {
-			e, ok := l.Get(name)
-			if !ok {
-				return nil, fmt.Errorf("%s: the entry of %s cannot be read", lockPath, name)
-			}
-			if cur != nil {
-				if have, ok := cur.Get(name); !ok || have != e {
-					return nil, fmt.Errorf("%w: %s would be recorded in %s (--frozen)", ErrFrozen, name, filepath.Join(root, LockFileName))
-				}
-			}
-			s := e.Source
-			key := strings.Join([]string{root, s.Kind, s.Location, s.URL, s.Commit, s.Subdir, s.SHA256}, "\x00")
-			g := idx[key]
-			if g == nil {
-				g = &restoreGroup{root: root, src: s, expect: map[string]LockEntry{}}
-				idx[key] = g
-				groups = append(groups, g)
-			}
-			g.expect[name] = e
+		if err == nil && ro.Frozen {
+			err = in.checkFrozen(cur, jobs, frozen)
 		}
 	}
-	if len(groups) == 0 {
-		return nil, fmt.Errorf("%w: %s records no skill; give a SOURCE to install", ErrNothingToRestore, strings.Join(from, ", "))
+	if err != nil {
+		return nil, err
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%w: %s records no skill; give a SOURCE to install", ErrNothingToRestore, from)
 	}
 	res := &Result{Skills: []Installed{}}
 	// First every source is fetched and checked; then what needs it is installed.
-	var todo []*restoreGroup
-	for _, g := range groups {
-		r, err := in.restoreGroup(ctx, g, true)
+	var todo []*restoreJob
+	for _, j := range jobs {
+		r, err := in.restoreJob(ctx, j, true)
 		if err != nil {
-			return nil, fmt.Errorf("restore %s: %w; nothing was changed", strings.Join(g.names(), ", "), err)
+			return nil, fmt.Errorf("restore %s: %w; nothing was changed", strings.Join(j.names(), ", "), err)
 		}
 		changes := false
 		for _, s := range r.Skills {
@@ -111,50 +119,209 @@ func (in *Installer) Restore(ctx context.Context, ro RestoreOptions) (*Result, e
 				changes = true
 			}
 		}
-		if changes {
-			todo = append(todo, g)
+		if changes || len(j.imported) > 0 {
+			todo = append(todo, j)
 		} else {
 			res.Skills = append(res.Skills, r.Skills...)
 		}
 	}
-	if in.DryRun {
-		for _, g := range todo {
-			r, err := in.restoreGroup(ctx, g, true)
-			if err != nil {
-				return nil, err
-			}
-			res.Skills = append(res.Skills, r.Skills...)
-		}
-		return res, nil
-	}
-	for _, g := range todo {
-		r, err := in.restoreGroup(ctx, g, false)
+	for _, j := range todo {
+		r, err := in.restoreJob(ctx, j, in.DryRun)
 		if err != nil {
-			return nil, fmt.Errorf("restore %s: %w", strings.Join(g.names(), ", "), err)
+			return nil, fmt.Errorf("restore %s: %w", strings.Join(j.names(), ", "), err)
 		}
 		res.Skills = append(res.Skills, r.Skills...)
 	}
-	sort.SliceStable(res.Skills, func(i, j int) bool { return res.Skills[i].Name < res.Skills[j].Name })
+	sortInstalled(res.Skills)
 	return res, nil
 }
 
-// restoreGroup installs (or, dry, stages and checks) one group.
-func (in *Installer) restoreGroup(ctx context.Context, g *restoreGroup, dry bool) (*Result, error) {
-	o := in.Options
-	o.Sources, o.Roots, o.Skills = []string{g.src.Location}, []string{g.root}, g.names()
-	o.DryRun = dry || in.DryRun
-	o.Expect = g.expect
-	o.Ref, o.Subdir, o.AtCommit, o.SHA256 = "", "", "", ""
-	switch g.src.Kind {
-	case KindGit:
-		if g.src.Commit == "" {
-			return nil, fmt.Errorf("the lock records no commit for %s", g.src.Location)
+// jobsOfLock groups the entries of l by source: into the folders they
+// record (relative to dir), or, with roots, into those.
+func jobsOfLock(l *Lock, dir string, roots []string) ([]*restoreJob, error) {
+	skills, err := l.Skills()
+	if err != nil {
+		return nil, err
+	}
+	var jobs []*restoreJob
+	idx := map[string]*restoreJob{}
+	add := func(rs []string, folder string, e LockEntry) {
+		s := e.Source
+		key := strings.Join(append(rs, s.Kind, s.Location, s.URL, s.Commit, s.Subdir, s.SHA256), "\x00")
+		j := idx[key]
+		if j == nil {
+			j = &restoreJob{roots: rs, src: s, expect: map[string]LockEntry{}}
+			idx[key] = j
+			jobs = append(jobs, j)
 		}
-		o.AtCommit, o.Subdir = g.src.Commit, g.src.Subdir
-	case KindArchive, KindURL:
-		o.SHA256 = g.src.SHA256
+		j.expect[folder] = e
+	}
+	for _, s := range skills {
+		if roots != nil {
+			add(roots, s.Name, s.LockEntry)
+			continue
+		}
+		for _, f := range s.Folders {
+			p := FolderPath(dir, f)
+			add([]string{filepath.Dir(p)}, filepath.Base(p), s.LockEntry)
+		}
+	}
+	return jobs, nil
+}
+
+// checkFrozen fails when installing jobs would change the lock cur: an
+// entry it does not record as it is.
+func (in *Installer) checkFrozen(cur *scopeLock, jobs []*restoreJob, frozen func(string, ...any) error) error {
+	if cur.Read == 1 || len(cur.legacy) > 0 {
+		return frozen("the lock would be rewritten as version %d", lockVersion)
+	}
+	dir := filepath.Dir(cur.path)
+	for _, j := range jobs {
+		for _, root := range j.roots {
+			for name, e := range j.expect {
+				if have, ok := cur.Get(FolderKey(dir, filepath.Join(root, name))); !ok || have != e {
+					return frozen("%s would be recorded for %s", name, root)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// restoreJob installs (or, dry, stages and checks) one job.
+func (in *Installer) restoreJob(ctx context.Context, j *restoreJob, dry bool) (*Result, error) {
+	o := in.Options
+	o.Sources, o.Roots, o.Skills = []string{j.src.Location}, j.roots, j.names()
+	o.DryRun = dry || in.DryRun
+	o.Expect = j.expect
+	o.Ref, o.Subdir, o.AtCommit, o.SHA256 = "", "", "", ""
+	if len(j.imported) > 0 {
+		o.Expect = nil
+		o.Ref, o.Subdir = j.src.Ref, j.src.Subdir
+	} else {
+		switch j.src.Kind {
+		case KindGit:
+			if j.src.Commit == "" {
+				return nil, fmt.Errorf("the lock records no commit for %s", j.src.Location)
+			}
+			o.AtCommit, o.Subdir = j.src.Commit, j.src.Subdir
+		case KindArchive, KindURL:
+			o.SHA256 = j.src.SHA256
+		}
 	}
 	sub := New(o)
 	sub.fault = in.fault
 	return sub.Run(ctx)
+}
+
+// vercelSkill is one skill of a skills-lock.json of vercel-labs/skills.
+type vercelSkill struct {
+	Name       string
+	Source     string `json:"source"`
+	SourceType string `json:"sourceType"`
+	SourceURL  string `json:"sourceUrl"`
+	Ref        string `json:"ref"`
+}
+
+// readRestoreFile reads --lockfile FILE: a skillctl lock (any version), or
+// a skills-lock.json of vercel-labs/skills (version 1), whose skills are
+// returned as imports.
+func readRestoreFile(p string) (*Lock, []vercelSkill, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil, skill.Mark(fmt.Errorf("%s: no such lock file", p), skill.ErrNotFound)
+		}
+		return nil, nil, err
+	}
+	var head struct {
+		Version *int                       `json:"version"`
+		Skills  map[string]json.RawMessage `json:"skills"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Version == nil {
+		l, err := parseLock(p, data)
+		return l, nil, err
+	}
+	if *head.Version != 1 {
+		return nil, nil, fmt.Errorf("%s: a skills-lock.json of version %d; skillctl imports version 1", p, *head.Version)
+	}
+	var out []vercelSkill
+	for name, raw := range head.Skills {
+		var s vercelSkill
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, nil, fmt.Errorf("%s: the entry of %s is not valid (%v)", p, name, err)
+		}
+		s.Name = name
+		if s.Source == "" {
+			return nil, nil, fmt.Errorf("%s: %s has no source; add one or remove the entry", p, name)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return nil, out, nil
+}
+
+// vercelSource is the SOURCE skillctl installs an imported skill from.
+func vercelSource(lockFile string, s vercelSkill) (string, error) {
+	switch s.SourceType {
+	case "github", "":
+		return s.Source, nil // owner/repo (the GitHub shorthand) or a URL
+	case "gitlab":
+		if strings.Contains(s.Source, "://") {
+			return s.Source, nil
+		}
+		return "https://gitlab.com/" + strings.TrimSuffix(s.Source, ".git") + ".git", nil
+	case "git", "url", "well-known", "wellknown":
+		if s.SourceURL != "" {
+			return s.SourceURL, nil
+		}
+		return s.Source, nil
+	case "local":
+		if filepath.IsAbs(s.Source) {
+			return s.Source, nil
+		}
+		return filepath.Join(filepath.Dir(lockFile), filepath.FromSlash(s.Source)), nil
+	}
+	return "", fmt.Errorf("%s: %s has the source type %q, which skillctl does not know (github, gitlab, git, local, well-known)", lockFile, s.Name, s.SourceType)
+}
+
+// jobsOfImport turns the skills of a skills-lock.json into installs, one
+// per source and ref, into the target roots. Frozen, each must be
+// recorded already from the same source: then the recorded entries are
+// restored instead, so that CI reproduces exactly what was committed.
+func (in *Installer) jobsOfImport(cur *Lock, lockFile, importFile string, imports []vercelSkill, frozen bool) ([]*restoreJob, error) {
+	var jobs []*restoreJob
+	idx := map[string]*restoreJob{}
+	roots := uniqueRoots(in.Roots)
+	dir := filepath.Dir(lockFile)
+	for _, s := range imports {
+		src, err := vercelSource(importFile, s)
+		if err != nil {
+			return nil, err
+		}
+		if frozen {
+			e, ok := cur.Get(FolderKey(dir, filepath.Join(roots[0], skill.Slug(s.Name))))
+			if !ok || e.Source.Location != src {
+				return nil, fmt.Errorf("%w: %s from %s would be recorded in %s (--frozen)", ErrFrozen, s.Name, src, lockFile)
+			}
+			key := "e\x00" + e.Source.Location + "\x00" + e.Source.Commit + "\x00" + e.Source.SHA256
+			j := idx[key]
+			if j == nil {
+				j = &restoreJob{roots: roots, src: e.Source, expect: map[string]LockEntry{}}
+				idx[key] = j
+				jobs = append(jobs, j)
+			}
+			j.expect[skill.Slug(s.Name)] = e
+			continue
+		}
+		key := "i\x00" + src + "\x00" + s.Ref
+		j := idx[key]
+		if j == nil {
+			j = &restoreJob{roots: roots, src: SourceRef{Location: src, Ref: s.Ref}}
+			idx[key] = j
+			jobs = append(jobs, j)
+		}
+		j.imported = append(j.imported, s.Name)
+	}
+	return jobs, nil
 }

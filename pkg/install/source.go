@@ -73,7 +73,7 @@ func (s *source) baseName() string {
 			base = path.Base(u.Path)
 		}
 	}
-	if s.kind != KindFolder && s.kind != KindGit {
+	if s.kind != KindPath && s.kind != KindGit {
 		for _, ext := range []string{".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar", ".zip", ".skill"} {
 			base = strings.TrimSuffix(base, ext)
 		}
@@ -145,13 +145,13 @@ func (in *Installer) openSource(ctx context.Context, arg string) (*source, error
 			return nil, fmt.Errorf("%s: %w: a checksum applies to an archive or a download, not a SKILL.md", arg, ErrChecksumUse)
 		}
 		dir := filepath.Dir(p)
-		return &source{arg: arg, kind: KindFolder, path: dir, location: dir, rels: []string{""}}, nil
+		return &source{arg: arg, kind: KindPath, path: dir, location: dir, rels: []string{""}}, nil
 	}
 	if fi.IsDir() {
 		if in.SHA256 != "" {
 			return nil, fmt.Errorf("%s: %w: a checksum applies to an archive or a download, not a folder", arg, ErrChecksumUse)
 		}
-		return &source{arg: arg, kind: KindFolder, path: p, location: p}, nil
+		return &source{arg: arg, kind: KindPath, path: p, location: p}, nil
 	}
 	s := &source{arg: arg, kind: KindArchive, path: p, location: p}
 	if err := s.identifyAndHash(ctx, in.SHA256); err != nil {

@@ -16,15 +16,15 @@ import (
 	"github.com/skillctl/skillctl/internal/ctxio"
 )
 
-// TreeSHA256 is the digest of an installed skill folder: the sha256 of one
-// line per entry, sorted by slash path —
+// TreeSHA256 is the canonical digest of a skill folder (SPEC §12): the
+// sha256 of one line per file and symlink, sorted by slash path (bytewise),
 //
-//	d <path>/
-//	f <0644|0755> <sha256 of content> <path>
-//	l <target> <path>
+//	<mode> <sha256> <path>\n
 //
-// for folders, files and symlinks. Times and owners do not count. It stops
-// with ctx.Err() when ctx is cancelled.
+// where mode is 0644, 0755 (any execute bit) or symlink, and sha256 is of
+// the file's content or the link's target. Folders, times and owners do
+// not count, so the same files give the same digest on any machine and
+// from any source. It stops with ctx.Err() when ctx is cancelled.
 func TreeSHA256(ctx context.Context, dir string) (string, error) {
 	m, err := treeManifest(ctx, dir)
 	if err != nil {
@@ -38,6 +38,7 @@ func TreeSHA256(ctx context.Context, dir string) (string, error) {
 type manifest struct {
 	lines map[string]string
 	mtime map[string]time.Time
+	canon string
 }
 
 func treeManifest(ctx context.Context, dir string) (*manifest, error) {
@@ -90,17 +91,48 @@ func treeManifest(ctx context.Context, dir string) (*manifest, error) {
 	return m, nil
 }
 
+// sum is the canonical digest (TreeSHA256).
 func (m *manifest) sum() string {
+	if m.canon == "" {
+		h := sha256.New()
+		for _, p := range m.paths() {
+			l := m.lines[p]
+			switch l[0] {
+			case 'f': // f <mode> <sum> <path>
+				io.WriteString(h, l[2:])
+			case 'l': // l <target> <path>
+				t := sha256.Sum256([]byte(l[2 : len(l)-len(p)-2]))
+				io.WriteString(h, "symlink "+hex.EncodeToString(t[:])+" "+p+"\n")
+			}
+		}
+		m.canon = hex.EncodeToString(h.Sum(nil))
+	}
+	return m.canon
+}
+
+// legacySum is the digest version 1 locks recorded: the same lines with
+// folders, and symlink targets in the clear.
+func (m *manifest) legacySum() string {
+	h := sha256.New()
+	for _, p := range m.paths() {
+		io.WriteString(h, m.lines[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// matches reports whether a recorded digest is this tree's, in the
+// canonical form or the one version 1 locks recorded.
+func (m *manifest) matches(digest string) bool {
+	return digest == m.sum() || digest == m.legacySum()
+}
+
+func (m *manifest) paths() []string {
 	paths := make([]string, 0, len(m.lines))
 	for p := range m.lines {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	h := sha256.New()
-	for _, p := range paths {
-		io.WriteString(h, m.lines[p])
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return paths
 }
 
 // describeChanges names what was edited in an installed skill whose files
@@ -114,7 +146,7 @@ func describeChanges(cur *manifest, e LockEntry, staged string) string {
 	if staged != "" { // "" (verify): no new files to compare with
 		nm, _ = treeManifest(context.Background(), staged)
 	}
-	if nm != nil && nm.sum() == e.TreeSha256 {
+	if nm != nil && nm.matches(e.TreeSha256) {
 		changed, added, removed = treeDiff(nm, cur)
 	} else if at, err := time.Parse(time.RFC3339, e.InstalledAt); err == nil {
 		for p, t := range cur.mtime {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,10 @@ type UninstallOptions struct {
 	Force bool
 	// DryRun reports what would be removed and changes nothing.
 	DryRun bool
+	// LockFile and LegacyRoots say which lock records the skills, as
+	// for Options.
+	LockFile    string
+	LegacyRoots []string
 	// Everywhere: the roots are every agent's folders, not ones the user
 	// named; a folder there that skillctl did not install is left alone
 	// (StatusKept) when skillctl installed the name elsewhere.
@@ -64,48 +69,55 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 	}
 	roots := uniqueRoots(u.Roots)
 	type plan struct {
-		root string
-		lock *Lock
-		ops  []journalOp
-		out  []Removed
+		root   string
+		lock   *scopeLock
+		prefix string
+		ops    []journalOp
+		out    []Removed
 	}
 	var plans []*plan
-	var locks []*rootLock
-	defer func() {
-		for _, l := range locks {
-			l.release()
-		}
-	}()
-	found := map[string]bool{}
-	var kept []Removed
 	var looked []string // the roots that exist
 	for _, root := range roots {
-		if _, err := os.Stat(root); err != nil {
-			continue
+		if _, err := os.Stat(root); err == nil {
+			looked = append(looked, root)
 		}
-		looked = append(looked, root)
-		if !u.DryRun {
-			l, err := lockRoot(ctx, root)
+	}
+	var held heldLocks
+	defer func() { held.release() }()
+	if !u.DryRun && len(looked) > 0 {
+		var err error
+		if held, err = lockDirs(ctx, lockDirsOf(u.LockFile, looked), looked); err != nil {
+			return nil, err
+		}
+	}
+	locks := map[string]*scopeLock{}
+	found := map[string]bool{}
+	var kept []Removed
+	for _, root := range looked {
+		lp := lockOf(u.LockFile, root)
+		if locks[lp] == nil {
+			legacy := []string(nil)
+			if u.LockFile != "" {
+				legacy = append(slices.Clone(u.LegacyRoots), looked...)
+			}
+			l, err := openScopeLock(lp, legacy)
 			if err != nil {
 				return nil, err
 			}
-			locks = append(locks, l)
+			locks[lp] = l
 		}
-		lock, err := ReadLock(root)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{root: root, lock: lock}
+		p := &plan{root: root, lock: locks[lp], prefix: FolderKey(filepath.Dir(lp), root)}
+		lock := p.lock.Lock
 		for _, name := range u.Names {
 			folder := name
-			managed := lock.Has(folder)
+			managed := lock.Has(joinKey(p.prefix, folder))
 			dest := filepath.Join(root, folder)
 			_, statErr := os.Lstat(dest)
 			if statErr != nil && !managed {
 				// A skill's name, where its folder is the name's slug.
 				if slug := skill.Slug(name); slug != "" && slug != name {
 					folder, dest = slug, filepath.Join(root, slug)
-					managed = lock.Has(folder)
+					managed = lock.Has(joinKey(p.prefix, folder))
 					_, statErr = os.Lstat(dest)
 				}
 			}
@@ -117,7 +129,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 					kept = append(kept, Removed{Name: name, Target: root, Path: dest, Status: StatusKept})
 					continue
 				}
-				return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, dest, LockFileName)
+				return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, dest, lp)
 			}
 			found[name] = true
 			status := StatusUninstalled
@@ -137,7 +149,7 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 	}
 	for _, k := range kept {
 		if !found[k.Name] {
-			return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, k.Path, LockFileName)
+			return nil, fmt.Errorf("%w: %s was not installed by skillctl (%s has no entry for it)", ErrConflict, k.Path, lockOf(u.LockFile, k.Target))
 		}
 	}
 	if len(missing) > 0 {
@@ -145,16 +157,15 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		if len(looked) == 0 {
 			looked = roots
 		}
-		for _, root := range looked {
-			if l, err := ReadLock(root); err == nil {
-				installed = append(installed, l.Names()...)
-			}
+		for _, l := range locks {
+			installed = append(installed, l.Names()...)
 		}
 		return nil, &skill.NotFoundError{What: "installed skill", Name: strings.Join(missing, ", "),
 			Detail:      fmt.Sprintf("%s is not installed in %s ('skillctl list' shows every skill)", strings.Join(missing, ", "), strings.Join(looked, ", ")),
 			Suggestions: skill.Closest(missing[0], installed)}
 	}
 	out := kept
+	var txs []*tx
 	for _, p := range plans {
 		if len(p.ops) == 0 {
 			continue
@@ -162,19 +173,25 @@ func (u *Uninstaller) Run(ctx context.Context) ([]Removed, error) {
 		if !u.DryRun {
 			staging, err := newStaging(p.root)
 			if err != nil {
-				return out, err
-			}
-			step := func(s string) error {
-				if u.fault != nil {
-					return u.fault(s)
+				for _, t := range txs {
+					os.RemoveAll(t.staging)
 				}
-				return nil
-			}
-			if err := runJournal(p.root, staging, journal{Ops: p.ops}, step, p.lock); err != nil {
 				return out, err
 			}
+			txs = append(txs, &tx{root: p.root, staging: staging, j: journal{Lock: p.lock.path, Prefix: p.prefix, Ops: p.ops}})
 		}
 		out = append(out, p.out...)
+	}
+	if len(txs) > 0 {
+		step := func(s string) error {
+			if u.fault != nil {
+				return u.fault(s)
+			}
+			return nil
+		}
+		if err := commitAll(txs, locks, held, step); err != nil {
+			return kept, err
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {
