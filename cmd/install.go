@@ -83,12 +83,15 @@ and url.<base>.insteadOf rules point a shorthand at a mirror. The lock
 records the repository, the ref and the commit. --list shows what a source
 holds, with any problems, and installs nothing.
 
-Without a source, install restores every skill the lock of each target
-folder records (or --lockfile FILE records): each from its source at the
-recorded commit or sha256, checked against the recorded tree hash, with the
-lock entries kept as they are. Everything is fetched and checked first: a
-source that changed or is gone stops the restore with nothing changed.
---frozen (for CI) also fails when the restore would change a lock.
+Without a source, install restores every skill the scope's lock records into
+the folders it records: each from its source at the recorded commit or
+sha256, checked against the recorded tree hash, with the lock entries kept as
+they are. Everything is fetched and checked first: a source that changed or
+is gone stops the restore with nothing changed. --lockfile FILE restores the
+skills of FILE instead, into the target folders: a skillctl lock, or a
+skills-lock.json of vercel-labs/skills (version 1), whose skills are installed
+from their sources and recorded. --frozen (for CI) also fails when the
+restore would change the lock.
 
 A source may hold SKILL.md at its top, one folder holding SKILL.md, or several
 skill folders; all are installed unless --skill picks some (a name or a glob).
@@ -108,7 +111,10 @@ listed; --skip-invalid installs the others.
 
 Everything is unpacked and checked in a staging folder beside the target
 before anything there changes; then each skill is swapped into place and the
-lock file .skillctl-lock.json rewritten, under a file lock. Installing the
+lock rewritten, under a file lock. The lock records every skill, its folders
+and its source: skillctl.lock at the repository top (project scope, meant to
+be committed), $XDG_CONFIG_HOME/skillctl/skills.lock (user scope), or
+DIR/.skillctl-lock.json (--dir). Installing the
 same files again says unchanged and touches nothing. A skill already in the
 target is replaced only when skillctl installed it from the same source and
 its files were not edited since, or with --force. A skill of the same name in
@@ -195,7 +201,7 @@ the other.`,
 	fl.StringVar(&opts.Ref, "ref", "", "the branch, tag or commit SHA of a git source (`REF`)")
 	fl.StringVar(&opts.Subdir, "subdir", "", "the `PATH` of the skills in a git source")
 	fl.BoolVar(&opts.Frozen, "frozen", false, "restore, and fail if the lock would change (CI)")
-	fl.StringVar(&opts.LockFile, "lockfile", "", "restore from the lock `FILE` instead of the target folders' own")
+	fl.StringVar(&opts.LockFile, "lockfile", "", "restore the skills of `FILE` (a skillctl lock or a skills-lock.json) into the target folders")
 	fl.IntVar(&opts.MaxEntries, "max-entries", archive.DefaultMaxEntries, "refuse sources with more than `N` entries")
 	fl.StringVar(&opts.MaxFileSize, "max-file-size", "100MiB", "refuse a file unpacking to more than `SIZE`")
 	fl.StringVar(&opts.MaxTotalSize, "max-total-size", "512MiB", "refuse a source unpacking to more than `SIZE` in all")

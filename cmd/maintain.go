@@ -160,6 +160,10 @@ func outdatedRun(ctx context.Context, opts *maintainOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(out) == 0 && !opts.JSON {
+		opts.nothingRecorded()
+		return nil
+	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, nonNil(out))
 	}
@@ -182,6 +186,22 @@ func outdatedRun(ctx context.Context, opts *maintainOptions) error {
 		}
 	}
 	return nil
+}
+
+// nothingRecorded says, on stderr, that the lock read records no skill,
+// and which other lock there is.
+func (opts *maintainOptions) nothingRecorded() {
+	if opts.Quiet {
+		return
+	}
+	other := "--scope project reads the project's"
+	if opts.Targets.Scope == install.ScopeProject {
+		other = "--scope user reads the user's"
+	}
+	if opts.Targets.Dir != "" {
+		other = "without --dir, the scope's lock is read"
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "No skills are recorded in %s; %s.\n", opts.Scope.LockFile, other)
 }
 
 func short(sha string) string { return sha[:min(12, len(sha))] }
@@ -235,6 +255,10 @@ func verifyRun(ctx context.Context, opts *maintainOptions) error {
 	out, err := install.Verify(ctx, opts.Scope, opts.Names)
 	if err != nil {
 		return err
+	}
+	if len(out) == 0 && !opts.JSON {
+		opts.nothingRecorded()
+		return nil
 	}
 	if opts.JSON {
 		if err := writeJSON(opts.IO.Out, nonNil(out)); err != nil {

@@ -36,7 +36,7 @@ func newUninstallCmd(f *Factory, runF func(context.Context, *uninstallOptions) e
 --dir, else the skills folder of --scope of every agent, or of each --agent
 named. A skill installed for several agents is removed from all of them.
 
-Only skills recorded in the target's lock file (.skillctl-lock.json) are
+Only skills recorded in the scope's lock (see 'skillctl install --help') are
 removed; --force also removes a folder skillctl did not install. Each folder
 is first renamed into a staging folder, the lock file rewritten, then the
 folder deleted, under the target's file lock: an interrupted uninstall is

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"io/fs"
 
 	"github.com/skillctl/skillctl/internal/atomicfs"
@@ -29,4 +30,13 @@ func FailLockWrites(err error) func() {
 	old := writeLockFile
 	writeLockFile = func(string, []byte, fs.FileMode) error { return err }
 	return func() { writeLockFile = old }
+}
+
+// LegacyTreeSHA256 is the tree digest version 1 locks recorded.
+func LegacyTreeSHA256(dir string) (string, error) {
+	m, err := treeManifest(context.Background(), dir)
+	if err != nil {
+		return "", err
+	}
+	return m.legacySum(), nil
 }

@@ -97,6 +97,8 @@ type lockSlot struct {
 	folders []string
 	raw     []byte
 	e       *LockEntry
+	// v1: read from a version 1 lock, whose treeSha256 had another form.
+	v1 bool
 }
 
 func newLock() *Lock { return &Lock{byFolder: map[string]*lockSlot{}} }
@@ -379,9 +381,41 @@ func parseLockV1(p string, data []byte, prefix string) (*Lock, error) {
 		if e.Source.Kind == "folder" {
 			e.Source.Kind = KindPath
 		}
-		l.Set(path.Join(prefix, n), n, e)
+		k := path.Join(prefix, n)
+		l.Set(k, n, e)
+		l.byFolder[k].v1 = true
 	}
 	return l, nil
+}
+
+// upgradeV1 gives each entry read from a version 1 lock the canonical
+// treeSha256, where its folders (relative to dir) still hold the files it
+// recorded; an entry whose files changed keeps the old digest, which
+// verify and restore still recognise.
+func (l *Lock) upgradeV1(ctx context.Context, dir string) {
+	for _, s := range l.slots {
+		if !s.v1 {
+			continue
+		}
+		e, ok := s.entry()
+		if !ok {
+			continue
+		}
+		sum := ""
+		for _, f := range s.folders {
+			m, err := treeManifest(ctx, FolderPath(dir, f))
+			if err != nil || !m.matches(e.TreeSha256) || sum != "" && m.sum() != sum {
+				sum = ""
+				break
+			}
+			sum = m.sum()
+		}
+		if sum != "" {
+			e.TreeSha256 = sum
+			s.e, s.raw = &e, nil
+		}
+		s.v1 = false
+	}
 }
 
 // Lock files are written in one layout (encodeLock); splitLock reads that

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -104,6 +105,7 @@ func openScopeLock(p string, legacyRoots []string) (*scopeLock, error) {
 			for _, f := range s.folders {
 				if k := joinKey(prefix, f); !l.Has(k) {
 					l.Set(k, s.name, e)
+					l.byFolder[k].v1 = true
 				}
 			}
 		}
@@ -124,6 +126,7 @@ func ReadScopeLock(p string, roots []string) (*Lock, error) {
 
 // write writes the lock and then removes the older locks it took in.
 func (sl *scopeLock) write() error {
+	sl.upgradeV1(context.Background(), filepath.Dir(sl.path))
 	if err := writeLockAt(sl.path, sl.Lock); err != nil {
 		return err
 	}
