@@ -336,13 +336,34 @@ func lockCases(bin, work string, env []string, runs int) []*result {
 	cmd := exec.Command(bin, "install", many, "--dir", full, "-q")
 	cmd.Env = env
 	must(cmd.Run())
+	// The same in the user scope: the lock in $XDG_CONFIG_HOME/skillctl,
+	// the skills in the agents' folders (claude and codex: one entry, two folders).
+	userInst := &result{name: "install 1 into a user scope of 1,000 managed", budget: "≤ 1.5× into an empty scope", maxRatio: 1.5, refName: "empty"}
+	userUn := &result{name: "uninstall 1 from a user scope of 1,001", budget: "≤ 1.5× from a scope of 1", maxRatio: 1.5, refName: "of 1"}
+	homeEnv := func(home string) []string {
+		out := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+				out = append(out, kv)
+			}
+		}
+		return out
+	}
+	fullHome, emptyHome := homeEnv(filepath.Join(work, "lock-home-full")), homeEnv(filepath.Join(work, "lock-home-empty"))
+	cmd = exec.Command(bin, "install", many, "--agent", "claude,codex", "-q")
+	cmd.Env = fullHome
+	must(cmd.Run())
 	for i := 0; i < runs; i++ {
 		inst.ours = append(inst.ours, runOnce(env, []string{bin, "install", one, "--dir", full, "-q"}))
 		inst.ref = append(inst.ref, runOnce(env, []string{bin, "install", one, "--dir", empty, "-q"}))
 		un.ours = append(un.ours, runOnce(env, []string{bin, "uninstall", "lock-one", "--dir", full, "-q"}))
 		un.ref = append(un.ref, runOnce(env, []string{bin, "uninstall", "lock-one", "--dir", empty, "-q"}))
+		userInst.ours = append(userInst.ours, runOnce(fullHome, []string{bin, "install", one, "--agent", "claude,codex", "-q"}))
+		userInst.ref = append(userInst.ref, runOnce(emptyHome, []string{bin, "install", one, "--agent", "claude,codex", "-q"}))
+		userUn.ours = append(userUn.ours, runOnce(fullHome, []string{bin, "uninstall", "lock-one", "--agent", "claude,codex", "-q"}))
+		userUn.ref = append(userUn.ref, runOnce(emptyHome, []string{bin, "uninstall", "lock-one", "--agent", "claude,codex", "-q"}))
 	}
-	return []*result{inst, un}
+	return []*result{inst, un, userInst, userUn}
 }
 
 // gitCase installs one skill from a local bare repository of 5,000 files

@@ -56,3 +56,40 @@ func TestBenchArchiveIsReproducible(t *testing.T) {
 		t.Fatal("two archives from the same arguments differ")
 	}
 }
+
+// BenchmarkInstallBesideMany installs and uninstalls one skill in a root
+// holding 1,000 managed skills (SPEC §10: ≤ 1.5× the same in an empty root).
+func BenchmarkInstallBesideMany(b *testing.B) {
+	dir := b.TempDir()
+	var buf bytes.Buffer
+	if err := install.WriteBenchArchive(&buf, 1000, 0); err != nil {
+		b.Fatal(err)
+	}
+	many := filepath.Join(dir, "many.zip")
+	if err := os.WriteFile(many, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	one := filepath.Join(dir, "one")
+	if err := os.MkdirAll(one, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(one, "SKILL.md"), []byte("---\nname: one\ndescription: One.\n---\nB\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	full, empty := filepath.Join(dir, "full"), filepath.Join(dir, "empty")
+	if _, err := install.New(install.Options{Sources: []string{many}, Roots: []string{full}}).Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for _, root := range []string{full, empty} {
+		b.Run(filepath.Base(root), func(b *testing.B) {
+			for range b.N {
+				if _, err := install.New(install.Options{Sources: []string{one}, Roots: []string{root}}).Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := install.NewUninstaller(install.UninstallOptions{Names: []string{"one"}, Roots: []string{root}}).Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -501,9 +501,15 @@ func encodeLock(l *Lock) ([]byte, error) {
 	if len(l.slots) == 0 {
 		return []byte(lockEmpty), nil
 	}
-	size := 64
+	size := len(lockHead) + len(lockTail)
 	for _, s := range l.slots {
-		size += len(s.name) + len(s.raw) + 64
+		size += len(entryHead) + len(s.name) + len(foldersHead) + len(foldersEnd) + len(s.raw) + 16
+		for _, f := range s.folders {
+			size += len(folderInd) + len(f) + 4
+		}
+		if s.raw == nil {
+			size += 1024
+		}
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size))
 	b.WriteString(lockHead)
