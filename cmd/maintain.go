@@ -118,14 +118,15 @@ lock. 'skillctl update' installs the newer versions.`,
 			`Install the newer version of each outdated skill (see 'skillctl outdated'):
 its source is fetched again at the ref it was installed from — a branch
 moves, a commit SHA or a tag stays — and installed as 'skillctl install'
-installs, transactionally, one install per source and folder. A skill whose
-files were edited since it was installed is not replaced: the message names
-the changed files, and --force replaces them. --dry-run shows what would be
+installs, all in one transaction: every source is fetched and checked before
+anything changes, and the lock is written once. A skill whose files were
+edited since it was installed is not replaced: the message names the changed
+files, and --force replaces them. --dry-run shows what would be
 updated, with the files each update changes, adds and removes, and changes
 nothing.`,
 			`  0  updated, or nothing to update
-  1  an update failed or was refused (local edits, a conflict); what was
-     updated before it stays updated, and the failed one is unchanged
+  1  an update failed or was refused (local edits, a conflict); nothing
+     was changed
   2  bad flags or arguments
   3  a name is not installed by skillctl`,
 			`  skillctl update
@@ -224,16 +225,20 @@ func updateRun(ctx context.Context, opts *maintainOptions) error {
 		}
 	}
 	var done []install.Installed
-	for _, p := range install.PlanUpdates(od) {
-		in := install.New(install.Options{Sources: []string{p.Source}, Roots: p.Roots, Skills: p.Skills,
-			LockFile: opts.Scope.LockFile, LegacyRoots: opts.Scope.Roots,
-			Ref: p.Ref, Subdir: p.Subdir, Force: opts.Force, DryRun: opts.DryRun, GitTimeout: opts.GitTimeout,
-			Cwd: opts.Cwd, Now: opts.Now})
+	if plans := install.PlanUpdates(od); len(plans) > 0 {
+		var jobs []install.Job
+		var names []string
+		for _, p := range plans {
+			jobs = append(jobs, install.Job{Sources: []string{p.Source}, Roots: p.Roots, Skills: p.Skills, Ref: p.Ref, Subdir: p.Subdir})
+			names = append(names, p.Skills...)
+		}
+		in := install.New(install.Options{Jobs: jobs, LockFile: opts.Scope.LockFile, LegacyRoots: opts.Scope.Roots,
+			Force: opts.Force, DryRun: opts.DryRun, GitTimeout: opts.GitTimeout, Cwd: opts.Cwd, Now: opts.Now})
 		res, err := in.Run(ctx)
 		if err != nil {
-			return installHint(fmt.Errorf("update %s: %w", strings.Join(p.Skills, ", "), err), "use --force to replace the edited files")
+			return installHint(fmt.Errorf("update %s: %w", strings.Join(names, ", "), err), "use --force to replace the edited files")
 		}
-		done = append(done, res.Skills...)
+		done = res.Skills
 	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, nonNil(done))

@@ -103,6 +103,10 @@ type Options struct {
 	// LegacyRoots are the scope's folders whose version 1 locks are
 	// merged into LockFile (and then removed).
 	LegacyRoots []string
+	// Jobs, when set, are installed instead of Sources into Roots (with
+	// Skills, Ref, Subdir, AtCommit, SHA256 and Expect): each with its
+	// own, all in one transaction.
+	Jobs []Job
 	// Cwd resolves relative source paths.
 	Cwd string
 	// Now is the clock (nil: time.Now).
@@ -307,24 +311,69 @@ func (in *Installer) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Run installs every source into every root. It is all or nothing: every
-// source is staged and validated, and every conflict checked, before the
-// first skill is moved into place; a skill that cannot be installed stops
-// them all (BundleError), unless SkipInvalid leaves it out.
-func (in *Installer) Run(ctx context.Context) (*Result, error) {
-	if len(in.Roots) == 0 {
-		return nil, errors.New("no target folder")
+// Job is one install of a Run with its own sources, roots and settings:
+// Run installs several jobs as one transaction (update and restore, which
+// fetch each source at its own ref or commit).
+type Job struct {
+	Sources, Roots, Skills []string
+	// Ref, Subdir, AtCommit, SHA256 and Expect are as in Options.
+	Ref, Subdir, AtCommit, SHA256 string
+	Expect                        map[string]LockEntry
+}
+
+// jobs is in.Jobs, or the one job Options describes.
+func (in *Installer) jobs() []Job {
+	if len(in.Jobs) > 0 {
+		return in.Jobs
 	}
-	srcs, err := in.openSources(ctx)
+	return []Job{{Sources: in.Sources, Roots: in.Roots, Skills: in.Skills, Ref: in.Ref, Subdir: in.Subdir,
+		AtCommit: in.AtCommit, SHA256: in.SHA256, Expect: in.Expect}}
+}
+
+// forJob is an installer with the job's settings.
+func (in *Installer) forJob(j Job) *Installer {
+	o := in.Options
+	o.Jobs = nil
+	o.Sources, o.Roots, o.Skills, o.Ref, o.Subdir, o.AtCommit, o.SHA256, o.Expect =
+		j.Sources, j.Roots, j.Skills, j.Ref, j.Subdir, j.AtCommit, j.SHA256, j.Expect
+	return &Installer{Options: o, fault: in.fault}
+}
+
+// Run installs every source into every root (of every job). It is all or
+// nothing: every source is staged and validated, and every conflict
+// checked, before the first skill is moved into place; a skill that cannot
+// be installed stops them all (BundleError), unless SkipInvalid leaves it
+// out. The lock is read once and written once.
+func (in *Installer) Run(ctx context.Context) (*Result, error) {
+	jobs := in.jobs()
+	var all []string
+	for _, j := range jobs {
+		if len(j.Roots) == 0 {
+			return nil, errors.New("no target folder")
+		}
+		all = append(all, j.Roots...)
+	}
+	roots := uniqueRoots(all)
+	type opened struct {
+		in   *Installer
+		srcs []*source
+	}
+	var subs []opened
 	defer func() {
-		for _, s := range srcs {
-			s.cleanup()
+		for _, o := range subs {
+			for _, s := range o.srcs {
+				s.cleanup()
+			}
 		}
 	}()
-	if err != nil {
-		return nil, err
+	for _, j := range jobs {
+		sub := in.forJob(j)
+		srcs, err := sub.openSources(ctx)
+		subs = append(subs, opened{sub, srcs})
+		if err != nil {
+			return nil, err
+		}
 	}
-	roots := uniqueRoots(in.Roots)
 	res := &Result{Skills: []Installed{}}
 	type plan struct {
 		root    string
@@ -362,6 +411,7 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 				}
 			}
 		}
+		var err error
 		if held, err = lockDirs(ctx, dirs, roots); err != nil {
 			return nil, err
 		}
@@ -381,36 +431,47 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 			locks[lp] = l
 		}
 	}
-	for i, root := range roots {
-		lp := lockOf(in.LockFile, root)
-		p := &plan{root: root, lock: locks[lp], prefix: FolderKey(filepath.Dir(lp), root)}
-		plans = append(plans, p)
-		if in.DryRun {
-			tmp, err := os.MkdirTemp("", "skillctl-dry-run-*")
+	taken := map[string]string{} // folder → the source that fills it
+	for _, o := range subs {
+		var first []*candidate
+		for i, root := range uniqueRoots(o.in.Roots) {
+			lp := lockOf(in.LockFile, root)
+			p := &plan{root: root, lock: locks[lp], prefix: FolderKey(filepath.Dir(lp), root)}
+			plans = append(plans, p)
+			var err error
+			if in.DryRun {
+				if p.staging, err = os.MkdirTemp("", "skillctl-dry-run-*"); err != nil {
+					return nil, err
+				}
+			} else if p.staging, err = newStaging(root); err != nil {
+				return nil, err
+			}
+			cands, ignored, err := o.in.stageAll(ctx, p.staging, o.srcs)
 			if err != nil {
 				return nil, err
 			}
-			p.staging = tmp
-		} else if p.staging, err = newStaging(root); err != nil {
-			return nil, err
-		}
-		cands, ignored, err := in.stageAll(ctx, p.staging, srcs)
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			res.Ignored = ignored
-			if cands, err = in.sortOut(cands, res); err != nil {
+			if i == 0 {
+				res.Ignored += ignored
+				if cands, err = o.in.sortOut(cands, res); err != nil {
+					return nil, err
+				}
+				first = cands
+			} else {
+				// The same sources give the same verdicts in every root.
+				cands = sameAs(cands, first)
+			}
+			for _, c := range cands {
+				dest := filepath.Join(root, c.folder)
+				if other, dup := taken[dest]; dup {
+					return nil, &ConflictError{Conflicts: []string{fmt.Sprintf("%s would be filled from %s and from %s", dest, other, c.src.arg)}, Unforceable: true}
+				}
+				taken[dest] = c.src.arg
+			}
+			if err := o.in.checkConflicts(ctx, root, p.lock.Lock, p.prefix, cands); err != nil {
 				return nil, err
 			}
-		} else {
-			// The same sources give the same verdicts in every root.
-			cands = sameAs(cands, plans[0].cands)
+			p.cands = cands
 		}
-		if err := in.checkConflicts(ctx, root, p.lock.Lock, p.prefix, cands); err != nil {
-			return nil, err
-		}
-		p.cands = cands
 	}
 	var txs []*tx
 	for _, p := range plans {
@@ -446,7 +507,9 @@ func (in *Installer) Run(ctx context.Context) (*Result, error) {
 		}
 	}
 	sortInstalled(res.Skills)
-	res.Skipped = skippedOf(srcs)
+	for _, o := range subs {
+		res.Skipped = append(res.Skipped, skippedOf(o.srcs)...)
+	}
 	res.Shadows = in.shadows(res.Skills, roots)
 	ok = true
 	return res, nil
@@ -521,7 +584,7 @@ func (in *Installer) sortOut(cands []*candidate, res *Result) ([]*candidate, err
 	if !in.SkipInvalid || len(ok) == 0 {
 		return nil, &BundleError{Refused: refused, Total: len(cands)}
 	}
-	res.Refused = refused
+	res.Refused = append(res.Refused, refused...)
 	return ok, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,34 +106,29 @@ func (in *Installer) Restore(ctx context.Context, ro RestoreOptions) (*Result, e
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%w: %s records no skill; give a SOURCE to install", ErrNothingToRestore, from)
 	}
-	res := &Result{Skills: []Installed{}}
-	// First every source is fetched and checked; then what needs it is installed.
-	var todo []*restoreJob
 	for _, j := range jobs {
-		r, err := in.restoreJob(ctx, j, true)
-		if err != nil {
-			return nil, fmt.Errorf("restore %s: %w; nothing was changed", strings.Join(j.names(), ", "), err)
-		}
-		changes := false
-		for _, s := range r.Skills {
-			if s.Status != StatusUnchanged {
-				changes = true
-			}
-		}
-		if changes || len(j.imported) > 0 {
-			todo = append(todo, j)
-		} else {
-			res.Skills = append(res.Skills, r.Skills...)
+		if j.src.Kind == KindGit && j.src.Commit == "" && len(j.imported) == 0 {
+			return nil, fmt.Errorf("restore %s: the lock records no commit for %s; nothing was changed", strings.Join(j.names(), ", "), j.src.Location)
 		}
 	}
-	for _, j := range todo {
-		r, err := in.restoreJob(ctx, j, in.DryRun)
-		if err != nil {
-			return nil, fmt.Errorf("restore %s: %w", strings.Join(j.names(), ", "), err)
-		}
-		res.Skills = append(res.Skills, r.Skills...)
+	// One install of every job: everything is fetched and checked
+	// before anything changes, and the lock is written once.
+	o := in.Options
+	o.Jobs = nil
+	for _, j := range jobs {
+		o.Jobs = append(o.Jobs, j.job())
 	}
-	sortInstalled(res.Skills)
+	sub := New(o)
+	sub.fault = in.fault
+	res, err := sub.Run(ctx)
+	if err != nil {
+		var names []string
+		for _, j := range jobs {
+			names = append(names, j.names()...)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("restore %s: %w; nothing was changed", strings.Join(slices.Compact(names), ", "), err)
+	}
 	return res, nil
 }
 
@@ -188,30 +184,23 @@ func (in *Installer) checkFrozen(cur *scopeLock, jobs []*restoreJob, frozen func
 	return nil
 }
 
-// restoreJob installs (or, dry, stages and checks) one job.
-func (in *Installer) restoreJob(ctx context.Context, j *restoreJob, dry bool) (*Result, error) {
-	o := in.Options
-	o.Sources, o.Roots, o.Skills = []string{j.src.Location}, j.roots, j.names()
-	o.DryRun = dry || in.DryRun
-	o.Expect = j.expect
-	o.Ref, o.Subdir, o.AtCommit, o.SHA256 = "", "", "", ""
+// job is the install of j: a git source at the recorded commit, an
+// archive or download checked against its digest, the entries expected;
+// an import as a fresh install would.
+func (j *restoreJob) job() Job {
+	o := Job{Sources: []string{j.src.Location}, Roots: j.roots, Skills: j.names(), Expect: j.expect}
 	if len(j.imported) > 0 {
 		o.Expect = nil
 		o.Ref, o.Subdir = j.src.Ref, j.src.Subdir
-	} else {
-		switch j.src.Kind {
-		case KindGit:
-			if j.src.Commit == "" {
-				return nil, fmt.Errorf("the lock records no commit for %s", j.src.Location)
-			}
-			o.AtCommit, o.Subdir = j.src.Commit, j.src.Subdir
-		case KindArchive, KindURL:
-			o.SHA256 = j.src.SHA256
-		}
+		return o
 	}
-	sub := New(o)
-	sub.fault = in.fault
-	return sub.Run(ctx)
+	switch j.src.Kind {
+	case KindGit:
+		o.AtCommit, o.Subdir = j.src.Commit, j.src.Subdir
+	case KindArchive, KindURL:
+		o.SHA256 = j.src.SHA256
+	}
+	return o
 }
 
 // vercelSkill is one skill of a skills-lock.json of vercel-labs/skills.

@@ -175,3 +175,28 @@ func TestOutdatedArchiveURL(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, install.OutdatedError, od[0].Status, "a server that is gone is that skill's error")
 }
+
+// Jobs are one transaction: a job that is refused leaves the others
+// uninstalled too, and the lock as it was.
+func TestJobsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	lockFile := filepath.Join(dir, "skills.lock")
+	srcA := writeArchive(t, dir, "a.zip", at.Zip(goodSkill("alpha", "a\n")))
+	srcB := writeArchive(t, dir, "b.zip", at.Zip(goodSkill("beta", "b\n")))
+	// beta's folder in b is not skillctl's: the second job conflicts.
+	require.NoError(t, os.MkdirAll(filepath.Join(b, "beta"), 0o755))
+	jobs := []install.Job{{Sources: []string{srcA}, Roots: []string{a}}, {Sources: []string{srcB}, Roots: []string{b}}}
+	_, err := install.New(install.Options{Jobs: jobs, LockFile: lockFile}).Run(context.Background())
+	require.ErrorIs(t, err, install.ErrConflict)
+	assert.NoDirExists(t, filepath.Join(a, "alpha"))
+	assert.NoFileExists(t, lockFile)
+	require.NoError(t, os.Remove(filepath.Join(b, "beta")))
+	res, err := install.New(install.Options{Jobs: jobs, LockFile: lockFile}).Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, res.Skills, 2)
+	l := readLockV2(t, lockFile)
+	require.Len(t, l.Skills, 2)
+	assert.Equal(t, []string{"a/alpha"}, l.Skills[0].Folders)
+	assert.Equal(t, []string{"b/beta"}, l.Skills[1].Folders)
+}
