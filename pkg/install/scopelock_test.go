@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -199,4 +200,23 @@ func TestJobsAllOrNothing(t *testing.T) {
 	require.Len(t, l.Skills, 2)
 	assert.Equal(t, []string{"a/alpha"}, l.Skills[0].Folders)
 	assert.Equal(t, []string{"b/beta"}, l.Skills[1].Folders)
+}
+
+// A skill restored long after it was first installed keeps its install
+// time; verify still names only the file edited since the restore.
+func TestVerifyNamesEditsAfterARestore(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "skills")
+	src := writeArchive(t, dir, "demo.zip", at.Zip(goodSkill("demo", "hello\n")))
+	_, err := run(t, install.Options{Sources: []string{src}, Roots: []string{root}, Now: fixedNow})
+	require.NoError(t, err)
+	skillMd := filepath.Join(root, "demo", "SKILL.md")
+	require.NoError(t, os.WriteFile(skillMd, []byte("---\nname: demo\ndescription: Edited.\n---\n"), 0o644))
+	later := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(skillMd, later, later))
+	vs, err := install.Verify(context.Background(), install.LockScope{LockFile: filepath.Join(root, install.LockFileName), Roots: []string{root}}, nil)
+	require.NoError(t, err)
+	require.Len(t, vs, 1)
+	assert.Equal(t, install.VerifyModified, vs[0].Status)
+	assert.Equal(t, "changed: SKILL.md", vs[0].Changes)
 }

@@ -149,8 +149,16 @@ func describeChanges(cur *manifest, e LockEntry, staged string) string {
 	if nm != nil && nm.matches(e.TreeSha256) {
 		changed, added, removed = treeDiff(nm, cur)
 	} else if at, err := time.Parse(time.RFC3339, e.InstalledAt); err == nil {
+		// The files were written at the install, or later by a restore
+		// (which keeps the entry's install time): the oldest file tells.
+		written := at
+		for _, t := range cur.mtime {
+			if t.After(at) && (written == at || t.Before(written)) {
+				written = t
+			}
+		}
 		for p, t := range cur.mtime {
-			if t.After(at.Add(2 * time.Second)) {
+			if t.After(written.Add(2 * time.Second)) {
 				changed = append(changed, p)
 			}
 		}
