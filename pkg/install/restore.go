@@ -143,7 +143,7 @@ func jobsOfLock(l *Lock, dir string, roots []string) ([]*restoreJob, error) {
 	idx := map[string]*restoreJob{}
 	add := func(rs []string, folder string, e LockEntry) {
 		s := e.Source
-		key := strings.Join(append(rs, s.Kind, s.Location, s.URL, s.Commit, s.Subdir, s.SHA256), "\x00")
+		key := strings.Join(rs, "\x00") + "\x01" + strings.Join([]string{s.Kind, s.Location, s.URL, s.Commit, s.Subdir, s.SHA256}, "\x00")
 		j := idx[key]
 		if j == nil {
 			j = &restoreJob{roots: rs, src: s, expect: map[string]LockEntry{}}
@@ -157,9 +157,20 @@ func jobsOfLock(l *Lock, dir string, roots []string) ([]*restoreJob, error) {
 			add(roots, s.Name, s.LockEntry)
 			continue
 		}
+		// The folders of one entry that share a name are one install
+		// into their roots (claude and codex: the source is fetched once).
+		byName := map[string][]string{}
+		var names []string
 		for _, f := range s.Folders {
 			p := FolderPath(dir, f)
-			add([]string{filepath.Dir(p)}, filepath.Base(p), s.LockEntry)
+			n := filepath.Base(p)
+			if byName[n] == nil {
+				names = append(names, n)
+			}
+			byName[n] = append(byName[n], filepath.Dir(p))
+		}
+		for _, n := range names {
+			add(uniqueRoots(byName[n]), n, s.LockEntry)
 		}
 	}
 	return jobs, nil
