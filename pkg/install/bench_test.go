@@ -80,13 +80,26 @@ func BenchmarkInstallBesideMany(b *testing.B) {
 	if _, err := install.New(install.Options{Sources: []string{many}, Roots: []string{full}}).Run(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	for _, root := range []string{full, empty} {
-		b.Run(filepath.Base(root), func(b *testing.B) {
+	// The user scope: two agent folders, one lock beside them.
+	scope := func(home string) ([]string, string) {
+		return []string{filepath.Join(home, "claude"), filepath.Join(home, "codex")}, filepath.Join(home, "skills.lock")
+	}
+	fullRoots, fullLock := scope(filepath.Join(dir, "home-full"))
+	if _, err := install.New(install.Options{Sources: []string{many}, Roots: fullRoots, LockFile: fullLock}).Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	emptyRoots, emptyLock := scope(filepath.Join(dir, "home-empty"))
+	for _, c := range []struct {
+		name  string
+		roots []string
+		lock  string
+	}{{"dir-full", []string{full}, ""}, {"dir-empty", []string{empty}, ""}, {"scope-full", fullRoots, fullLock}, {"scope-empty", emptyRoots, emptyLock}} {
+		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
-				if _, err := install.New(install.Options{Sources: []string{one}, Roots: []string{root}}).Run(context.Background()); err != nil {
+				if _, err := install.New(install.Options{Sources: []string{one}, Roots: c.roots, LockFile: c.lock}).Run(context.Background()); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := install.NewUninstaller(install.UninstallOptions{Names: []string{"one"}, Roots: []string{root}}).Run(context.Background()); err != nil {
+				if _, err := install.NewUninstaller(install.UninstallOptions{Names: []string{"one"}, Roots: c.roots, LockFile: c.lock}).Run(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}
