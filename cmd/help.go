@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillctl/skillctl/pkg/audit"
 	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/validate"
 )
@@ -63,7 +64,7 @@ func init() {
 func setupHelp(root *cobra.Command) {
 	root.SetUsageTemplate(usageTemplate)
 	root.SetHelpCommand(newHelpCmd())
-	root.AddCommand(newExitCodesTopic(), newEnvironmentTopic(), newRulesTopic())
+	root.AddCommand(newExitCodesTopic(), newEnvironmentTopic(), newRulesTopic(), newAuditRulesTopic())
 }
 
 func newHelpCmd() *cobra.Command {
@@ -302,6 +303,46 @@ Set a rule's severity with --rule RULE=LEVEL or in the configuration
 	return &cobra.Command{
 		Use:   "rules",
 		Short: "Every validation rule, its severity per profile and its fix",
+		Long:  strings.TrimRight(b.String(), "\n"),
+	}
+}
+
+// newAuditRulesTopic is 'skillctl help audit-rules': every audit rule with
+// its severity, category, why and fix, from the rule table itself.
+func newAuditRulesTopic() *cobra.Command {
+	var b strings.Builder
+	b.WriteString(`Every rule of 'skillctl audit', grouped by category: its id and severity,
+what it finds, why it matters and how to fix it. A command shown in Markdown
+documentation counts as medium where the rule says "medium in docs"; a quoted
+phrase counts as medium where it says "medium quoted".
+`)
+	cat := ""
+	for _, r := range audit.Rules {
+		if r.Category != cat {
+			cat = r.Category
+			fmt.Fprintf(&b, "\n%s\n", cat)
+		}
+		sev := r.Severity
+		if r.InDocs != "" {
+			sev += ", " + r.InDocs + " in docs"
+		}
+		if r.Quoted != "" {
+			sev += ", " + r.Quoted + " quoted"
+		}
+		fmt.Fprintf(&b, "  %s (%s)\n", r.ID, sev)
+		for _, l := range wrapWords(r.Message+". "+r.Why, 70) {
+			fmt.Fprintf(&b, "      %s\n", l)
+		}
+		for i, l := range wrapWords("Fix: "+r.Fix, 70) {
+			if i > 0 {
+				l = "     " + l
+			}
+			fmt.Fprintf(&b, "      %s\n", l)
+		}
+	}
+	return &cobra.Command{
+		Use:   "audit-rules",
+		Short: "Every audit rule, its severity, why it matters and its fix",
 		Long:  strings.TrimRight(b.String(), "\n"),
 	}
 }

@@ -179,5 +179,5 @@ act as if started in DIR
 	assert.Contains(t, validate, ".TP\n\\fB\\-\\-profile\\fR \\fIPROFILE\\fR\nthe rule set PROFILE: {default|spec|claude\\-code|anthropic\\-api} (default: default)\n")
 	assert.Contains(t, validate, "\\fBskillctl help rules\\fR", "SEE ALSO names the topic the page mentions")
 	root := string(files["docs/man/skillctl.1"])
-	assert.Contains(t, root, ".SH COMMANDS\n.TP\n\\fBskillctl\\-completion\\fR(1)\n")
+	assert.Contains(t, root, ".SH COMMANDS\n.TP\n\\fBskillctl\\-audit\\fR(1)\n")
 }

@@ -89,6 +89,27 @@ type Git struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
+// Audit holds the audit: section (SPEC §14).
+type Audit struct {
+	// FailOn is the severity at which audit fails and install refuses
+	// ("" means high); a project file may only lower it.
+	FailOn string `json:"failOn,omitempty"`
+	// Allow lists audit rules the install gate accepts (the user's own
+	// configuration only: a project file may not set it).
+	Allow []string `json:"allow,omitempty"`
+}
+
+// auditRank orders the severities of audit.failOn (none fails on nothing).
+var auditRank = map[string]int{"none": 0, "critical": 1, "high": 2, "medium": 3, "low": 4, "info": 5}
+
+// FailOnLevel is audit.failOn, high when unset.
+func (a Audit) FailOnLevel() string {
+	if a.FailOn == "" {
+		return "high"
+	}
+	return a.FailOn
+}
+
 // DefaultGitTimeout is git.timeout when nothing sets it.
 const DefaultGitTimeout = 120 * time.Second
 
@@ -105,6 +126,7 @@ type Config struct {
 	Run         Run              `json:"run"`
 	Validate    Validate         `json:"validate"`
 	Git         Git              `json:"git"`
+	Audit       Audit            `json:"audit"`
 	// Files are the files that were read, in merge order.
 	Files []string `json:"files,omitempty"`
 	// Warnings name what was ignored: an untrusted file, a project setting
@@ -367,8 +389,38 @@ func (c *Config) merge(file string, data []byte, project string, anchored bool) 
 				}
 				c.Git.Timeout = d
 			}
+		case "audit":
+			if v.Kind != yaml.MappingNode {
+				return errAt(v, "audit must be a mapping (audit: {failOn: high, allow: [rule]})")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ak, av := v.Content[j], v.Content[j+1]
+				switch ak.Value {
+				case "failOn":
+					lvl := strings.ToLower(av.Value)
+					if _, ok := auditRank[lvl]; av.Kind != yaml.ScalarNode || !ok {
+						return errAt(av, "audit.failOn must be critical, high, medium, low, info or none, not %q", av.Value)
+					}
+					if auditRank[lvl] < auditRank[c.Audit.FailOnLevel()] &&
+						loosens(av, fmt.Sprintf("audit.failOn: %s (looser than %s)", lvl, c.Audit.FailOnLevel())) {
+						continue
+					}
+					c.Audit.FailOn = lvl
+				case "allow":
+					l, err := strList(av, file, "audit.allow")
+					if err != nil {
+						return err
+					}
+					if len(l) > 0 && loosens(av, "audit.allow: "+strings.Join(l, ", ")) {
+						continue
+					}
+					c.Audit.Allow = append(c.Audit.Allow, l...)
+				default:
+					return errAt(ak, "unknown key audit.%s (known: failOn, allow)", ak.Value)
+				}
+			}
 		default:
-			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run, validate, git)", k.Value)
+			return errAt(k, "unknown key %q (known: paths, agents, disabled, permissions, run, validate, git, audit)", k.Value)
 		}
 	}
 	return nil
