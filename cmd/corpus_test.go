@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -107,8 +108,18 @@ func TestCorpusLifecycle(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(trees[0], "zz-evil")))
 
 	installed := map[string]string{} // folder → name
+	gated := regexp.MustCompile(`audit: \w+ ([a-z-]+) at `)
 	for _, tree := range trees {
 		code, out, errOut := e.run(t, false, "install", tree, "--json")
+		if code == ExitFailure && gated.MatchString(errOut) {
+			// The audit gate stops a few honest skills (docs/audit.md);
+			// --allow-risk with the rules it names installs them.
+			args := []string{"install", tree, "--json"}
+			for _, m := range gated.FindAllStringSubmatch(errOut, -1) {
+				args = append(args, "--allow-risk", m[1])
+			}
+			code, out, errOut = e.run(t, false, args...)
+		}
 		require.Equal(t, 0, code, "%s: %s", tree, errOut)
 		var res install.Result
 		require.NoError(t, json.Unmarshal([]byte(out), &res))

@@ -19,6 +19,7 @@ import (
 	"github.com/skillctl/skillctl/internal/safetext"
 	"github.com/skillctl/skillctl/pkg/agents"
 	"github.com/skillctl/skillctl/pkg/archive"
+	"github.com/skillctl/skillctl/pkg/audit"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/install"
 	"github.com/skillctl/skillctl/pkg/skill"
@@ -47,6 +48,8 @@ type installOptions struct {
 	GitTimeout   time.Duration
 	Frozen       bool
 	LockFile     string
+	AllowRisk    []string
+	AuditFailOn  string
 	MaxEntries   int
 	MaxFileSize  string
 	MaxTotalSize string
@@ -59,7 +62,7 @@ func init() { register(func(f *Factory) *cobra.Command { return newInstallCmd(f,
 func newInstallCmd(f *Factory, runF func(context.Context, *installOptions) error) *cobra.Command {
 	opts := &installOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:     "install [<source>...] [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>] [--ref <ref>] [--subdir <path>] [--frozen] [--lockfile <file>]",
+		Use:     "install [<source>...] [--scope {user|project}] [--dir <dir>] [--agent <agent>]... [--skill <name>]... [--list] [--skip-invalid] [--strict] [--force] [--dry-run] [--sha256 <hex>] [--ref <ref>] [--subdir <path>] [--frozen] [--lockfile <file>] [--allow-risk <rule>]...",
 		Aliases: []string{"add"},
 		Short:   "Install skills from archives, folders, git repositories or URLs",
 		Long: `Install the skills held by each SOURCE, recognised in this order:
@@ -105,7 +108,11 @@ What is installed is what agents load: a skill is refused only when agents
 could not load it (its SKILL.md cannot be read, or it has no description) or
 it is unsafe (.., absolute paths, links leaving the skill, devices, setuid
 files, over the caps). Other validation findings are summarised as warnings;
---strict refuses any validation error. A source is installed all or nothing:
+--strict refuses any validation error. Each skill is audited too ('skillctl
+audit'): a finding at or above audit.failOn (high unless the configuration
+says otherwise) refuses it, naming the finding; --allow-risk RULE accepts
+that rule, and the lock records the rules accepted, which a restore accepts
+again. A source is installed all or nothing:
 when one of its skills is refused, nothing is installed and every refusal is
 listed; --skip-invalid installs the others.
 
@@ -178,11 +185,15 @@ the other.`,
 			if opts.Targets.Dir == "" {
 				opts.Neighbours = neighbours(opts.Targets)
 			}
-			if cfg, err := f.Config(); err == nil {
-				opts.GitTimeout = cfg.Git.Timeout
-			} else {
+			cfg, err := f.Config()
+			if err != nil {
 				return err
 			}
+			opts.GitTimeout = cfg.Git.Timeout
+			if opts.AllowRisk, err = allowRisk(opts.AllowRisk, cfg.Audit.Allow); err != nil {
+				return err
+			}
+			opts.AuditFailOn = cfg.Audit.FailOnLevel()
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -201,6 +212,8 @@ the other.`,
 	fl.StringVar(&opts.Ref, "ref", "", "the branch, tag or commit SHA of a git source (`REF`)")
 	fl.StringVar(&opts.Subdir, "subdir", "", "the `PATH` of the skills in a git source")
 	fl.BoolVar(&opts.Frozen, "frozen", false, "restore, and fail if the lock would change (CI)")
+	fl.StringSliceVar(&opts.AllowRisk, "allow-risk", nil, "install despite audit findings of `RULE` (repeatable; see 'skillctl help audit-rules')")
+	_ = cmd.RegisterFlagCompletionFunc("allow-risk", completeAuditRules)
 	fl.StringVar(&opts.LockFile, "lockfile", "", "restore the skills of `FILE` (a skillctl lock or a skills-lock.json) into the target folders")
 	fl.IntVar(&opts.MaxEntries, "max-entries", archive.DefaultMaxEntries, "refuse sources with more than `N` entries")
 	fl.StringVar(&opts.MaxFileSize, "max-file-size", "100MiB", "refuse a file unpacking to more than `SIZE`")
@@ -293,6 +306,34 @@ func scopeLock(t install.TargetOptions) (string, []string, error) {
 	return lockFile, legacy, nil
 }
 
+// allowRisk checks the rules of --allow-risk (with did-you-mean) and adds
+// the configuration's audit.allow.
+func allowRisk(flag, cfg []string) ([]string, error) {
+	var ids []string
+	for _, r := range audit.Rules {
+		ids = append(ids, r.ID)
+	}
+	for _, r := range flag {
+		if _, ok := audit.Lookup(r); !ok {
+			msg := fmt.Sprintf("--allow-risk: no audit rule %q", r)
+			if c := skill.Closest(r, ids); len(c) > 0 {
+				msg += "; did you mean " + strings.Join(c, " or ") + "?"
+			}
+			return nil, FlagErrorf("%s ('skillctl help audit-rules' lists them)", msg)
+		}
+	}
+	return append(append([]string(nil), flag...), cfg...), nil
+}
+
+// completeAuditRules offers the audit rule ids.
+func completeAuditRules(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, r := range audit.Rules {
+		out = append(out, r.ID+"\t"+r.Severity+": "+r.Message)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
 // userLock is the user scope's lock file ("" without a home folder).
 func (f *Factory) userLock() string {
 	p, _ := install.LockPath(install.TargetOptions{Scope: install.ScopeUser, Home: f.Home(), Getenv: f.Getenv})
@@ -370,6 +411,7 @@ func installRun(ctx context.Context, opts *installOptions) error {
 		MaxDownloadBytes: download, DownloadTimeout: opts.Timeout,
 		Ref: opts.Ref, Subdir: opts.Subdir, GitTimeout: opts.GitTimeout,
 		LockFile: lockFile, LegacyRoots: legacy,
+		AuditFailOn: opts.AuditFailOn, AllowRisk: opts.AllowRisk,
 	})
 	bar := newProgressLine(opts.IO, opts.Quiet)
 	if bar != nil {

@@ -28,6 +28,8 @@ type maintainOptions struct {
 	GitTimeout time.Duration
 	Force      bool
 	DryRun     bool
+	AllowRisk  []string
+	FailOn     string
 	Cwd        string
 	Now        func() time.Time
 }
@@ -76,6 +78,10 @@ func newMaintainCmd(f *Factory, use, short, long, exit, example string, run func
 				return err
 			}
 			opts.Scope, opts.Targets, opts.GitTimeout, opts.Cwd = sc, t, cfg.Git.Timeout, t.Cwd
+			if opts.AllowRisk, err = allowRisk(opts.AllowRisk, cfg.Audit.Allow); err != nil {
+				return err
+			}
+			opts.FailOn = cfg.Audit.FailOnLevel()
 			return run(cmd.Context(), opts)
 		},
 	}
@@ -113,7 +119,7 @@ lock. 'skillctl update' installs the newer versions.`,
 			outdatedRun, nil)
 	})
 	register(func(f *Factory) *cobra.Command {
-		return newMaintainCmd(f, "update [<name>...] [--dry-run] [--force] [--scope {user|project}] [--dir <dir>]",
+		return newMaintainCmd(f, "update [<name>...] [--dry-run] [--force] [--allow-risk <rule>]... [--scope {user|project}] [--dir <dir>]",
 			"Install the newer version of outdated skills, keeping their ref",
 			`Install the newer version of each outdated skill (see 'skillctl outdated'):
 its source is fetched again at the ref it was installed from — a branch
@@ -135,6 +141,8 @@ nothing.`,
 			updateRun, func(cmd *cobra.Command, o *maintainOptions) {
 				cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "report what would be updated, change nothing")
 				cmd.Flags().BoolVar(&o.Force, "force", false, "replace skills whose files were edited since they were installed")
+				cmd.Flags().StringSliceVar(&o.AllowRisk, "allow-risk", nil, "update despite audit findings of `RULE` (repeatable)")
+				_ = cmd.RegisterFlagCompletionFunc("allow-risk", completeAuditRules)
 			})
 	})
 	register(func(f *Factory) *cobra.Command {
@@ -233,7 +241,8 @@ func updateRun(ctx context.Context, opts *maintainOptions) error {
 			names = append(names, p.Skills...)
 		}
 		in := install.New(install.Options{Jobs: jobs, LockFile: opts.Scope.LockFile, LegacyRoots: opts.Scope.Roots,
-			Force: opts.Force, DryRun: opts.DryRun, GitTimeout: opts.GitTimeout, Cwd: opts.Cwd, Now: opts.Now})
+			Force: opts.Force, DryRun: opts.DryRun, GitTimeout: opts.GitTimeout, Cwd: opts.Cwd, Now: opts.Now,
+			AuditFailOn: opts.FailOn, AllowRisk: opts.AllowRisk})
 		res, err := in.Run(ctx)
 		if err != nil {
 			return installHint(fmt.Errorf("update %s: %w", strings.Join(names, ", "), err), "use --force to replace the edited files")

@@ -174,7 +174,7 @@ act as if started in DIR
 	assert.Equal(t, len(commands(newRoot())), n, "one page per command")
 	install := string(files["docs/man/skillctl-install.1"])
 	assert.Contains(t, install, ".SH SYNOPSIS\n\\fBskillctl install\\fR [<source>...] [\\-\\-scope {user|project}]")
-	assert.Contains(t, install, ".SH OPTIONS\n.TP\n\\fB\\-\\-dir\\fR \\fIDIR\\fR\nuse DIR as the target folder")
+	assert.Contains(t, install, ".SH OPTIONS\n.TP\n\\fB\\-\\-allow\\-risk\\fR \\fIRULE\\fR\ninstall despite audit findings of RULE")
 	validate := string(files["docs/man/skillctl-validate.1"])
 	assert.Contains(t, validate, ".TP\n\\fB\\-\\-profile\\fR \\fIPROFILE\\fR\nthe rule set PROFILE: {default|spec|claude\\-code|anthropic\\-api} (default: default)\n")
 	assert.Contains(t, validate, "\\fBskillctl help rules\\fR", "SEE ALSO names the topic the page mentions")

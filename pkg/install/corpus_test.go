@@ -2,11 +2,13 @@ package install_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,6 +57,7 @@ func TestCorpus(t *testing.T) {
 		err     error
 	}
 	results := make([]outcome, len(archives))
+	var gated atomic.Int32
 	var wg sync.WaitGroup
 	for w := range workers {
 		roots[w] = filepath.Join(t.TempDir(), "skills")
@@ -63,6 +66,12 @@ func TestCorpus(t *testing.T) {
 			defer wg.Done()
 			for i := w; i < len(archives); i += workers {
 				res, err := install.New(install.Options{Sources: []string{archives[i]}, Roots: []string{roots[w]}, Force: true}).Run(context.Background())
+				// Refused by the audit gate only: --allow-risk with the
+				// rules it names installs it.
+				if rules := auditRefusals(err); rules != nil {
+					gated.Add(1)
+					res, err = install.New(install.Options{Sources: []string{archives[i]}, Roots: []string{roots[w]}, Force: true, AllowRisk: rules}).Run(context.Background())
+				}
 				results[i] = outcome{archive: archives[i], err: err}
 				if err == nil {
 					results[i].skills = len(res.Skills)
@@ -83,5 +92,26 @@ func TestCorpus(t *testing.T) {
 		requireLockMatchesDisk(t, root)
 		assert.Empty(t, stagingLeft(t, root))
 	}
-	t.Logf("corpus: %d archives, %d skills installed", len(archives), installed)
+	t.Logf("corpus: %d archives, %d skills installed, %d of them after --allow-risk", len(archives), installed, gated.Load())
+}
+
+// auditRefusals returns the rules of an install refused by the audit gate
+// alone (nil when it was not, or also for another reason).
+func auditRefusals(err error) []string {
+	var be *install.BundleError
+	if !errors.As(err, &be) {
+		return nil
+	}
+	var rules []string
+	for _, r := range be.Refused {
+		for _, why := range r.Reasons {
+			// audit: SEVERITY RULE at …
+			f := strings.Fields(why)
+			if len(f) < 3 || f[0] != "audit:" {
+				return nil
+			}
+			rules = append(rules, f[2])
+		}
+	}
+	return rules
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/skillctl/skillctl/pkg/archive"
+	"github.com/skillctl/skillctl/pkg/audit"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
 	"github.com/skillctl/skillctl/pkg/skilltree"
@@ -103,6 +104,11 @@ type Options struct {
 	// LegacyRoots are the scope's folders whose version 1 locks are
 	// merged into LockFile (and then removed).
 	LegacyRoots []string
+	// AuditFailOn is the severity at which the audit refuses a skill
+	// ("" means high, none turns the gate off); AllowRisk lists the audit
+	// rules accepted anyway (--allow-risk, audit.allow).
+	AuditFailOn string
+	AllowRisk   []string
 	// Jobs, when set, are installed instead of Sources into Roots (with
 	// Skills, Ref, Subdir, AtCommit, SHA256 and Expect): each with its
 	// own, all in one transaction.
@@ -757,7 +763,16 @@ func (in *Installer) prepareAll(ctx context.Context, all []*candidate) error {
 		if err := c.prepare(ctx, now, in.Strict); err != nil {
 			return err
 		}
-		if exp, ok := in.Expect[c.folder]; ok {
+		if len(c.problems) > 0 {
+			continue
+		}
+		exp, restoring := in.Expect[c.folder]
+		accepted, err := in.gate(ctx, c, exp.AuditAccepted)
+		if err != nil {
+			return err
+		}
+		c.entry.AuditAccepted = accepted
+		if restoring {
 			tree := c.entry.TreeSha256
 			if tree != exp.TreeSha256 {
 				// A version 1 lock recorded another form of the digest.
@@ -770,6 +785,52 @@ func (in *Installer) prepareAll(ctx context.Context, all []*candidate) error {
 		}
 	}
 	return nil
+}
+
+// gate audits a skill before it is installed (SPEC §14): a finding at or
+// above AuditFailOn refuses it, naming the finding, unless its rule is
+// allowed (AllowRisk, or recorded as accepted in the lock entry being
+// restored). It returns the rules accepted that way, for the lock.
+func (in *Installer) gate(ctx context.Context, c *candidate, recorded string) (string, error) {
+	failOn := in.AuditFailOn
+	if failOn == "" {
+		failOn = findings.High
+	}
+	if failOn == "none" {
+		return "", nil
+	}
+	display := c.rel
+	if display == "" {
+		display = c.folder
+	}
+	res, err := audit.Dir(ctx, c.dir, display)
+	if err != nil {
+		return "", err
+	}
+	allowed := map[string]bool{}
+	for _, r := range in.AllowRisk {
+		allowed[r] = true
+	}
+	for _, r := range strings.Split(recorded, ",") {
+		if r != "" {
+			allowed[r] = true
+		}
+	}
+	var accepted []string
+	for _, f := range res.Findings {
+		if !audit.AtLeast(f.Severity, failOn) {
+			continue
+		}
+		if allowed[f.Rule] {
+			if !slices.Contains(accepted, f.Rule) {
+				accepted = append(accepted, f.Rule)
+			}
+			continue
+		}
+		c.refuse("audit: %s %s at %s: %s (--allow-risk %s accepts it)", f.Severity, f.Rule, f.Location(), f.Message, f.Rule)
+	}
+	sort.Strings(accepted)
+	return strings.Join(accepted, ","), nil
 }
 
 // MismatchError is a restored skill whose files are not the ones its lock

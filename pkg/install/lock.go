@@ -68,6 +68,10 @@ type LockEntry struct {
 	// DeclaredVersion is the skill's own version field, if any.
 	DeclaredVersion string `json:"declaredVersion"`
 	InstalledAt     string `json:"installedAt"`
+	// AuditAccepted lists, comma-separated, the audit rules at or above
+	// the gate that were accepted when the skill was installed
+	// (--allow-risk, audit.allow); a restore accepts them again.
+	AuditAccepted string `json:"auditAccepted,omitempty"`
 }
 
 // sameInstall reports whether two entries record the same files from the
