@@ -209,7 +209,7 @@ func main() {
 // a folder) and validate on the SKILL.md files of the corpus copied to n
 // skills, against the floor and cat.
 func realCases(bin, corpus, floor, work string, env []string, n, runs int) []*result {
-	names := []string{"list", "list --json", "index", "index DIR", "validate"}
+	names := []string{"list", "list --json", "index", "index DIR", "validate", "audit"}
 	out := make([]*result, len(names))
 	for i, nm := range names {
 		out[i] = &result{name: fmt.Sprintf("%s of %d real", nm, n), budget: "≤ 1.5× floor", maxRatio: 1.5}
@@ -217,6 +217,7 @@ func realCases(bin, corpus, floor, work string, env []string, n, runs int) []*re
 	out[2].budget, out[2].maxRatio = "≤ 2× floor", 2
 	out[3].budget, out[3].maxRatio = "≤ 2× floor", 2
 	out[4].budget, out[4].maxRatio = "≤ 2× cat of every SKILL.md", 2
+	out[5].budget, out[5].maxRatio = "≤ 3× cat of every file it reads", 3
 	docs, err := corpusSkillFiles(corpus)
 	if err != nil || len(docs) == 0 {
 		for _, r := range out {
@@ -252,6 +253,9 @@ func realCases(bin, corpus, floor, work string, env []string, n, runs int) []*re
 	}
 	out[4].refName = "cat"
 	out[4].ours, out[4].ref = alternate(runs, env, []string{bin, "validate", root}, append([]string{"cat"}, files...))
+	// audit reads every file of each skill: here, the SKILL.md.
+	out[5].refName = "cat"
+	out[5].ours, out[5].ref = alternate(runs, env, []string{bin, "audit", root, "--fail-on", "none"}, append([]string{"cat"}, files...))
 	return out
 }
 

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/skillctl/skillctl/pkg/findings"
@@ -61,6 +62,10 @@ func Dir(ctx context.Context, dir, display string) (*Result, error) {
 		display = dir
 	}
 	a := &auditor{dir: dir, display: display, res: &Result{Path: display, Name: filepath.Base(dir), Findings: []Finding{}}}
+	if bufs, ok := bufPool.Get().(*[2][]byte); ok {
+		a.buf, a.lower = bufs[0], bufs[1]
+	}
+	defer func() { bufPool.Put(&[2][]byte{a.buf[:0], a.lower[:0]}) }()
 	if sk, err := skill.Load(dir, skill.LoadOptions{}); err == nil {
 		a.sk = sk
 		if sk.NameDeclared {
@@ -105,6 +110,9 @@ func Dir(ctx context.Context, dir, display string) (*Result, error) {
 	})
 	return a.res, nil
 }
+
+// bufPool keeps the read and lowercase buffers between skills.
+var bufPool sync.Pool
 
 type auditor struct {
 	dir, display string
@@ -235,15 +243,13 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 	}
 	lower := a.lower[:len(b)]
 	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
+		lower[i] = asciiLower[c]
 	}
 	var code [][2]int
 	if kind == kindMarkdown {
 		code = fencedBlocks(b)
 	}
+	hits := keyHits(lower)
 	for i := range Rules {
 		r := &Rules[i]
 		if r.Pattern == nil {
@@ -266,11 +272,11 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 		default:
 			continue
 		}
-		if len(r.Keys) > 0 && !containsAny(lower, r.Keys) {
+		if len(r.Keys) > 0 && hits[i] == nil {
 			continue
 		}
 		lastLine := -1
-		for _, m := range r.Pattern.FindAllIndex(b, 50) {
+		for _, m := range matches(r, b, hits[i]) {
 			if r.Scope == Code && kind == kindMarkdown && !inside(code, m[0]) {
 				continue
 			}
@@ -293,16 +299,53 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 			a.res.Findings = append(a.res.Findings, *f)
 		}
 	}
-	if kind == kindScript || kind == kindMarkdown && len(code) > 0 {
+	if kind == kindScript {
+		if s, e := encodedBlob(b); e > s {
+			line, col := position(b, s)
+			a.add(ruleByID["obfuscated-script"], rel, b[s:e], line, col)
+		}
 		a.capabilities(rel, b, kind, code)
 	}
 }
 
+// encodedBlob finds the first run of at least 600 base64 characters, or
+// of 150 \xHH escapes: kilobytes of encoded data in a script.
+func encodedBlob(b []byte) (start, end int) {
+	run := 0
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' {
+			run++
+			continue
+		}
+		if run >= 600 {
+			return i - run, i
+		}
+		run = 0
+	}
+	if run >= 600 {
+		return len(b) - run, len(b)
+	}
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(`\x`))
+		if i < 0 {
+			return 0, 0
+		}
+		s := off + i
+		e := s
+		for e+4 <= len(b) && b[e] == '\\' && b[e+1] == 'x' && isHex(b[e+2]) && isHex(b[e+3]) {
+			e += 4
+		}
+		if (e-s)/4 >= 150 {
+			return s, e
+		}
+		off = max(e, s+2)
+	}
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
 // capabilities notes where scripts use the network and read secrets.
 func (a *auditor) capabilities(rel string, b []byte, kind int, code [][2]int) {
-	if kind != kindScript {
-		return // what a Markdown code block does is run by the agent, under its own permissions
-	}
 	if a.network == nil {
 		if m := networkUse.FindIndex(b); m != nil {
 			line, col := position(b, m[0])
@@ -511,13 +554,172 @@ func inside(ranges [][2]int, off int) bool {
 	return i < len(ranges) && ranges[i][0] <= off
 }
 
-func containsAny(b []byte, keys []string) bool {
-	for _, k := range keys {
-		if bytes.Contains(b, []byte(k)) {
-			return true
+// maxMatches bounds the matches of one rule in one file.
+const maxMatches = 50
+
+// keys is an Aho–Corasick automaton of every rule's keys (lowercase): one
+// pass over a text finds every occurrence of every key, one table lookup a
+// byte, however many keys there are.
+var keys = buildKeys()
+
+type keyAutomaton struct {
+	// next is the transition table, 256 entries a state.
+	next []int32
+	// out lists, for each state, the keys that end there (with the
+	// failure chain folded in): their length and the rules that have them.
+	out [][]keyEnd
+}
+
+type keyEnd struct {
+	length int
+	rules  []int
+}
+
+func buildKeys() *keyAutomaton {
+	type node struct {
+		child map[byte]int
+		fail  int
+		out   []keyEnd
+	}
+	nodes := []*node{{child: map[byte]int{}}}
+	for ri, r := range Rules {
+		for _, k := range r.Keys {
+			n := 0
+			for i := 0; i < len(k); i++ {
+				c, ok := nodes[n].child[k[i]]
+				if !ok {
+					nodes = append(nodes, &node{child: map[byte]int{}})
+					c = len(nodes) - 1
+					nodes[n].child[k[i]] = c
+				}
+				n = c
+			}
+			found := false
+			for i := range nodes[n].out {
+				if nodes[n].out[i].length == len(k) {
+					nodes[n].out[i].rules = append(nodes[n].out[i].rules, ri)
+					found = true
+				}
+			}
+			if !found {
+				nodes[n].out = append(nodes[n].out, keyEnd{length: len(k), rules: []int{ri}})
+			}
 		}
 	}
-	return false
+	a := &keyAutomaton{next: make([]int32, 256*len(nodes)), out: make([][]keyEnd, len(nodes))}
+	// Breadth first: each state's transitions and failure links.
+	queue := []int{}
+	for c := 0; c < 256; c++ {
+		if ch, ok := nodes[0].child[byte(c)]; ok {
+			a.next[c] = int32(ch)
+			queue = append(queue, ch)
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		f := nodes[n].fail
+		nodes[n].out = append(nodes[n].out, nodes[f].out...)
+		for c := 0; c < 256; c++ {
+			if ch, ok := nodes[n].child[byte(c)]; ok {
+				nodes[ch].fail = int(a.next[f*256+c])
+				a.next[n*256+c] = int32(ch)
+				queue = append(queue, ch)
+			} else {
+				a.next[n*256+c] = a.next[f*256+c]
+			}
+		}
+	}
+	for i, n := range nodes {
+		a.out[i] = n.out
+	}
+	return a
+}
+
+// keyHits lists, for each rule, where its keys occur in lower.
+func keyHits(lower []byte) map[int][]int {
+	var hits map[int][]int
+	next, out := keys.next, keys.out
+	state := int32(0)
+	for i, c := range lower {
+		state = next[int(state)<<8|int(c)]
+		if out[state] == nil {
+			continue
+		}
+		for _, e := range out[state] {
+			if hits == nil {
+				hits = map[int][]int{}
+			}
+			for _, r := range e.rules {
+				if h := hits[r]; len(h) < 4*maxMatches {
+					hits[r] = append(h, i+1-e.length)
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// asciiLower maps a byte to its ASCII lowercase.
+var asciiLower = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] = byte(i + 'a' - 'A')
+		}
+	}
+	return t
+}()
+
+// matches finds r's pattern in b. A rule with keys is matched only around
+// the places its keys occur (hits): on the line of each occurrence and the
+// next (a phrase a Markdown line break splits), or, for an HTML comment, up
+// to its end. Most files hold no key of most rules, so most of the text is
+// never run through a pattern.
+func matches(r *Rule, b []byte, hits []int) [][]int {
+	if len(r.Keys) == 0 {
+		return r.Pattern.FindAllIndex(b, maxMatches)
+	}
+	sort.Ints(hits)
+	var out [][]int
+	done := 0 // the text before done was matched already
+	for _, i := range hits {
+		if i < done || len(out) >= maxMatches {
+			continue
+		}
+		// a line is at most 4 KiB around the key here: a file of one
+		// huge line (minified data) is read in windows
+		lo := max(0, i-4096, done)
+		start := bytes.LastIndexByte(b[lo:i], '\n') + 1 + lo
+		end := min(lineEnd(b, i), i+4096)
+		if bytes.HasPrefix(b[i:], []byte("<!--")) {
+			if j := bytes.Index(b[i:min(len(b), i+16<<10)], []byte("-->")); j >= 0 {
+				end = i + j + 3
+			}
+		} else {
+			end = min(lineEnd(b, end), end+4096)
+		}
+		for _, m := range r.Pattern.FindAllIndex(b[start:end], maxMatches) {
+			if len(out) == 0 || out[len(out)-1][0] < m[0]+start {
+				out = append(out, []int{m[0] + start, m[1] + start})
+			}
+		}
+		// the next line was only context: matches starting there are
+		// found again from its own window
+		done = min(lineEnd(b, i), end)
+	}
+	return out
+}
+
+// lineEnd is the offset just past the line holding i (the end of b).
+func lineEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(b)
 }
 
 // position is the 1-based line and column (in characters) of offset off.
