@@ -228,7 +228,7 @@ func TestBaseline(t *testing.T) {
 }
 
 // The SARIF log has the shape validate's has: every rule with its help,
-// levels mapped from the severities.
+// levels mapped from the severities, one location per result.
 func TestSARIF(t *testing.T) {
 	dir := writeSkill(t, map[string]string{"scripts/a.sh": "#!/bin/sh\necho Zm9v | base64 -d | sh\n"})
 	rep, err := audit.Run(context.Background(), []string{dir}, "")
@@ -236,28 +236,58 @@ func TestSARIF(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, findings.WriteSARIF(&buf, audit.SARIFTool("1.0"), rep.Shared()))
 	var log struct {
-		Version string `json:"version"`
+		Schema  string `json:"$schema"`
+		Version string
 		Runs    []struct {
 			Tool struct {
 				Driver struct {
-					Rules []struct {
-						ID string `json:"id"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
+					Name, Version string
+					Rules         []struct {
+						ID                   string
+						ShortDescription     struct{ Text string }
+						Help                 struct{ Text string }
+						HelpURI              string
+						DefaultConfiguration struct{ Level string }
+					}
+				}
+			}
 			Results []struct {
-				RuleID string `json:"ruleId"`
-				Level  string `json:"level"`
-			} `json:"results"`
-		} `json:"runs"`
+				RuleID    string
+				RuleIndex int
+				Level     string
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           *struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
 	}
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &log))
 	assert.Equal(t, "2.1.0", log.Version)
+	assert.Contains(t, log.Schema, "sarif-2.1.0")
 	require.Len(t, log.Runs, 1)
-	assert.Len(t, log.Runs[0].Tool.Driver.Rules, len(audit.Rules))
-	require.NotEmpty(t, log.Runs[0].Results)
-	assert.Equal(t, "decode-and-execute", log.Runs[0].Results[0].RuleID)
-	assert.Equal(t, "error", log.Runs[0].Results[0].Level)
+	d := log.Runs[0].Tool.Driver
+	assert.Equal(t, "skillctl audit", d.Name)
+	require.Len(t, d.Rules, len(audit.Rules))
+	for _, r := range d.Rules {
+		assert.NotEmpty(t, r.ShortDescription.Text)
+		assert.NotEmpty(t, r.Help.Text)
+		assert.Contains(t, r.HelpURI, "docs/audit.md")
+		assert.Contains(t, []string{"error", "warning", "note"}, r.DefaultConfiguration.Level)
+	}
+	res := log.Runs[0].Results
+	require.NotEmpty(t, res)
+	for _, r := range res {
+		assert.Equal(t, r.RuleID, d.Rules[r.RuleIndex].ID)
+		require.Len(t, r.Locations, 1)
+		require.NotNil(t, r.Locations[0].PhysicalLocation.Region)
+	}
+	assert.Equal(t, "decode-and-execute", res[0].RuleID)
+	assert.Equal(t, "error", res[0].Level)
+	assert.Equal(t, 2, res[0].Locations[0].PhysicalLocation.Region.StartLine)
 }
 
 func TestLevels(t *testing.T) {

@@ -240,11 +240,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return findings.WriteJSON(w, r)
 }
 
+// DocsURL is the page that documents every rule.
+const DocsURL = "https://github.com/skillctl/skillctl/blob/main/docs/audit.md"
+
 // SARIFTool describes the audit's rules for a SARIF log.
 func SARIFTool(version string) findings.Tool {
 	t := findings.Tool{Name: "skillctl audit", Version: version, InformationURI: "https://github.com/skillctl/skillctl"}
 	for _, r := range Rules {
-		t.Rules = append(t.Rules, findings.Rule{ID: r.ID, Summary: r.Message, Hint: r.Why + " " + r.Fix, Severity: r.Severity})
+		t.Rules = append(t.Rules, findings.Rule{ID: r.ID, Summary: r.Message, Hint: r.Why + " " + r.Fix, Severity: r.Severity,
+			HelpURI: DocsURL + "#rules"})
 	}
 	sort.Slice(t.Rules, func(i, j int) bool { return t.Rules[i].ID < t.Rules[j].ID })
 	return t
