@@ -304,7 +304,7 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 			line, col := position(b, s)
 			a.add(ruleByID["obfuscated-script"], rel, b[s:e], line, col)
 		}
-		a.capabilities(rel, b, kind, code)
+		a.capabilities(rel, b)
 	}
 }
 
@@ -345,7 +345,7 @@ func encodedBlob(b []byte) (start, end int) {
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // capabilities notes where scripts use the network and read secrets.
-func (a *auditor) capabilities(rel string, b []byte, kind int, code [][2]int) {
+func (a *auditor) capabilities(rel string, b []byte) {
 	if a.network == nil {
 		if m := networkUse.FindIndex(b); m != nil {
 			line, col := position(b, m[0])

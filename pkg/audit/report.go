@@ -106,13 +106,12 @@ func Run(ctx context.Context, paths []string, baseDir string) (*Report, error) {
 		}
 		switch {
 		case !fi.IsDir():
-			if !strings.EqualFold(filepath.Base(q), "SKILL.md") {
+			if !skilltree.IsSkillFile(filepath.Base(q)) {
 				return nil, fmt.Errorf("%s: not a skill folder, a SKILL.md or a tree of skills (archives and repositories: give them as a SOURCE)", p)
 			}
 			jobs = append(jobs, job{dir: filepath.Dir(q), display: filepath.Dir(p), order: len(jobs)})
-		case hasSkillFile(q):
-			jobs = append(jobs, job{dir: q, display: p, order: len(jobs)})
 		default:
+			// A skill folder is found as itself (Rel "."), a tree as its skills.
 			found, _, err := skilltree.Find(ctx, q, skilltree.Options{Layout: skilltree.Tree})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, err)
@@ -155,15 +154,6 @@ func Run(ctx context.Context, paths []string, baseDir string) (*Report, error) {
 		}
 	}
 	return &Report{Results: results}, nil
-}
-
-func hasSkillFile(dir string) bool {
-	for _, n := range []string{"SKILL.md", "skill.md"} {
-		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
 }
 
 // Baseline is a set of accepted findings, by rule, file and fingerprint.

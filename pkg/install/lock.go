@@ -714,9 +714,16 @@ func Provenances(dirs []string, userLock string) map[string]*skill.Provenance {
 		}
 		return l
 	}
+	tops := map[string]string{} // skills folder → its repository top
 	for _, d := range dirs {
-		candidates := []string{filepath.Join(filepath.Dir(d), LockFileName)}
-		if top := agents.RepoTop(d); top != "" {
+		root := filepath.Dir(d)
+		candidates := []string{filepath.Join(root, LockFileName)}
+		top, seen := tops[root]
+		if !seen {
+			top = agents.RepoTop(root)
+			tops[root] = top
+		}
+		if top != "" {
 			candidates = append(candidates, filepath.Join(top, ProjectLockName))
 		}
 		if userLock != "" {
