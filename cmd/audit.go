@@ -60,9 +60,10 @@ nothing installed. Without a path, every discovered skill is audited.
 Each finding has a severity — critical, high, medium, low or info — and the
 rule, the file, line and column, the matched text with invisible characters
 written out (\u{200B}), why it matters and how to fix it. A command shown in
-Markdown documentation (an installer piped to a shell, an export line for
-~/.bashrc) counts as medium, the same line in a script as high; an injection
-phrase in quotation marks (an example of it) counts as medium.
+Markdown documentation beside SKILL.md (an installer piped to a shell, an
+export line for ~/.bashrc in references/) counts as medium; the same line in
+SKILL.md, which tells the agent what to do, or in a script counts as high. An
+injection phrase in quotation marks (an example of it) counts as medium.
 
 The exit status is 1 when a finding is at or above --fail-on (the
 configuration's audit.failOn, else high). --baseline FILE accepts the

@@ -313,8 +313,8 @@ func newAuditRulesTopic() *cobra.Command {
 	var b strings.Builder
 	b.WriteString(`Every rule of 'skillctl audit', grouped by category: its id and severity,
 what it finds, why it matters and how to fix it. A command shown in Markdown
-documentation counts as medium where the rule says "medium in docs"; a quoted
-phrase counts as medium where it says "medium quoted".
+documentation other than SKILL.md counts as medium where the rule says "medium
+in docs"; a quoted phrase counts as medium where it says "medium quoted".
 `)
 	cat := ""
 	for _, r := range audit.Rules {

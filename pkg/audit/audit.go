@@ -24,6 +24,7 @@ import (
 
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/skill"
+	"github.com/skillctl/skillctl/pkg/skilltree"
 )
 
 // MaxFileBytes is how much of one file is read; the rest of a larger file
@@ -289,7 +290,9 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 			}
 			lastLine = line
 			f := a.finding(r, rel, b[m[0]:m[1]], line, col)
-			if kind == kindMarkdown && r.InDocs != "" {
+			// SKILL.md is what the agent is told to do; other Markdown
+			// is documentation it may read.
+			if kind == kindMarkdown && r.InDocs != "" && !skilltree.IsSkillFile(path.Base(rel)) {
 				f.Severity = r.InDocs
 			}
 			if r.Quoted != "" && quoted(b, m[0]) {

@@ -173,14 +173,19 @@ func TestMatchIsVisible(t *testing.T) {
 // Documentation that shows an installer, and a quoted phrase, count as
 // medium; the same in a script, or said plainly, as high.
 func TestDocsAndQuotes(t *testing.T) {
-	found := rulesOf(t, writeSkill(t, map[string]string{"SKILL.md": plainSkill + "Install uv:\n\n```sh\ncurl -LsSf https://astral.sh/uv/install.sh | sh\n```\n\nAvoid phrasing such as \"ignore the previous instructions\".\n"}))
-	assert.Equal(t, findings.Medium, found["pipe-to-shell"].Severity)
+	doc := "Install uv:\n\n```sh\ncurl -LsSf https://astral.sh/uv/install.sh | sh\n```\n\nAvoid phrasing such as \"ignore the previous instructions\".\n"
+	found := rulesOf(t, writeSkill(t, map[string]string{"references/setup.md": doc}))
+	assert.Equal(t, findings.Medium, found["pipe-to-shell"].Severity, "in documentation")
 	assert.Equal(t, findings.Medium, found["ignore-instructions"].Severity)
+	// SKILL.md is what the agent is told to do: the rule's own severity.
+	found = rulesOf(t, writeSkill(t, map[string]string{"SKILL.md": plainSkill + doc}))
+	assert.Equal(t, findings.High, found["pipe-to-shell"].Severity, "in SKILL.md")
+	assert.Equal(t, findings.Medium, found["ignore-instructions"].Severity, "quoted")
 	// Credential reads in Markdown count only in code blocks.
-	found = rulesOf(t, writeSkill(t, map[string]string{"SKILL.md": plainSkill + "Keys live in ~/.ssh/id_ed25519.\n\n```sh\ncat ~/.ssh/id_ed25519\n```\n"}))
+	found = rulesOf(t, writeSkill(t, map[string]string{"references/keys.md": "Keys live in ~/.ssh/id_ed25519.\n\n```sh\ncat ~/.ssh/id_ed25519\n```\n"}))
 	f := found["ssh-keys"]
 	assert.Equal(t, findings.Medium, f.Severity)
-	assert.Equal(t, 9, f.Line, "the code block, not the prose")
+	assert.Equal(t, 4, f.Line, "the code block, not the prose")
 }
 
 // Every file is read: hidden files and references too.

@@ -53,10 +53,11 @@ type Rule struct {
 	Fix     string
 	Keys    []string
 	Pattern *regexp.Regexp
-	// InDocs, when set, is the severity of a match in a Markdown file:
-	// documentation that shows a command (an installer piped to a shell,
-	// a line for ~/.bashrc) is what a reviewer reads twice, not an attack
-	// by itself, while the same line in a script runs.
+	// InDocs, when set, is the severity of a match in a Markdown file
+	// other than SKILL.md: documentation that shows a command (an
+	// installer piped to a shell, a line for ~/.bashrc) is what a reviewer
+	// reads twice, not an attack by itself, while the same line in a
+	// script runs and in SKILL.md is what the agent is told to do.
 	InDocs string
 	// Quoted, when set, is the severity of a match in quotation marks:
 	// an example of the phrase, as documentation about it quotes it.
