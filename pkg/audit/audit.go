@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -251,9 +252,10 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 		code = fencedBlocks(b)
 	}
 	hits := keyHits(lower)
+	pats := patterns()
 	for i := range Rules {
 		r := &Rules[i]
-		if r.Pattern == nil {
+		if pats[i] == nil {
 			continue
 		}
 		switch r.Scope {
@@ -277,7 +279,7 @@ func (a *auditor) text(rel string, b []byte, kind int) {
 			continue
 		}
 		lastLine := -1
-		for _, m := range matches(r, b, hits[i]) {
+		for _, m := range matches(r, pats[i], b, hits[i]) {
 			if r.Scope == Code && kind == kindMarkdown && !inside(code, m[0]) {
 				continue
 			}
@@ -350,12 +352,12 @@ func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' ||
 // capabilities notes where scripts use the network and read secrets.
 func (a *auditor) capabilities(rel string, b []byte) {
 	if a.network == nil {
-		if m := networkUse.FindIndex(b); m != nil {
+		if m := networkUse().FindIndex(b); m != nil {
 			line, col := position(b, m[0])
 			a.network = a.finding(ruleByID["undeclared-network"], rel, b[m[0]:m[1]], line, col)
 		}
 	}
-	for _, m := range secretEnv.FindAllSubmatchIndex(b, 20) {
+	for _, m := range secretEnv().FindAllSubmatchIndex(b, 20) {
 		name := string(b[m[2]:m[3]])
 		if a.secrets == nil {
 			a.secrets = map[string]*Finding{}
@@ -563,7 +565,7 @@ const maxMatches = 50
 // keys is an Aho–Corasick automaton of every rule's keys (lowercase): one
 // pass over a text finds every occurrence of every key, one table lookup a
 // byte, however many keys there are.
-var keys = buildKeys()
+var keys = sync.OnceValue(buildKeys)
 
 type keyAutomaton struct {
 	// next is the transition table, 256 entries a state.
@@ -642,7 +644,8 @@ func buildKeys() *keyAutomaton {
 // keyHits lists, for each rule, where its keys occur in lower.
 func keyHits(lower []byte) map[int][]int {
 	var hits map[int][]int
-	next, out := keys.next, keys.out
+	k := keys()
+	next, out := k.next, k.out
 	state := int32(0)
 	for i, c := range lower {
 		state = next[int(state)<<8|int(c)]
@@ -679,9 +682,9 @@ var asciiLower = func() (t [256]byte) {
 // next (a phrase a Markdown line break splits), or, for an HTML comment, up
 // to its end. Most files hold no key of most rules, so most of the text is
 // never run through a pattern.
-func matches(r *Rule, b []byte, hits []int) [][]int {
+func matches(r *Rule, pat *regexp.Regexp, b []byte, hits []int) [][]int {
 	if len(r.Keys) == 0 {
-		return r.Pattern.FindAllIndex(b, maxMatches)
+		return pat.FindAllIndex(b, maxMatches)
 	}
 	sort.Ints(hits)
 	var out [][]int
@@ -702,7 +705,7 @@ func matches(r *Rule, b []byte, hits []int) [][]int {
 		} else {
 			end = min(lineEnd(b, end), end+4096)
 		}
-		for _, m := range r.Pattern.FindAllIndex(b[start:end], maxMatches) {
+		for _, m := range pat.FindAllIndex(b[start:end], maxMatches) {
 			if len(out) == 0 || out[len(out)-1][0] < m[0]+start {
 				out = append(out, []int{m[0] + start, m[1] + start})
 			}
