@@ -16,7 +16,6 @@ import (
 	"github.com/skillctl/skillctl/pkg/audit"
 	"github.com/skillctl/skillctl/pkg/findings"
 	"github.com/skillctl/skillctl/pkg/install"
-	"github.com/skillctl/skillctl/pkg/skill"
 )
 
 type auditOptions struct {
@@ -106,18 +105,7 @@ array of {rule, file, fingerprint} — so that CI fails only on new ones.
 				return err
 			}
 			opts.Cwd = cwd
-			opts.Discover = func(ctx context.Context) ([]string, error) {
-				cat, err := f.Discover(ctx, true, false)
-				if err != nil {
-					return nil, err
-				}
-				for _, e := range cat.Entries {
-					if e.Skipped() {
-						warnSkipped(f.IO.ErrOut, e.Dir, skill.ErrorReason(e.Err))
-					}
-				}
-				return cat.SkillDirs(), nil
-			}
+			opts.Discover = f.discoveredSkillDirs
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

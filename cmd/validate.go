@@ -112,18 +112,7 @@ folders to leave out (.gitignore patterns), e.g. in .skillctl.yaml:
 			}
 			opts.Cwd = f.Cwd
 			opts.Config = f.Config
-			opts.Discover = func(ctx context.Context) ([]string, error) {
-				cat, err := f.Discover(ctx, true, false)
-				if err != nil {
-					return nil, err
-				}
-				for _, e := range cat.Entries {
-					if e.Skipped() {
-						warnSkipped(f.IO.ErrOut, e.Dir, skill.ErrorReason(e.Err))
-					}
-				}
-				return cat.SkillDirs(), nil
-			}
+			opts.Discover = f.discoveredSkillDirs
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -138,6 +127,21 @@ folders to leave out (.gitignore patterns), e.g. in .skillctl.yaml:
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(validateFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("rule", completeRuleLevels)
 	return cmd
+}
+
+// discoveredSkillDirs is the folder of every discovered skill (validate and
+// audit without a path), warning about the links that were not followed.
+func (f *Factory) discoveredSkillDirs(ctx context.Context) ([]string, error) {
+	cat, err := f.Discover(ctx, true, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range cat.Entries {
+		if e.Skipped() {
+			warnSkipped(f.IO.ErrOut, e.Dir, skill.ErrorReason(e.Err))
+		}
+	}
+	return cat.SkillDirs(), nil
 }
 
 func validateRun(ctx context.Context, opts *validateOptions) error {

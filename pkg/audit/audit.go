@@ -126,6 +126,9 @@ type auditor struct {
 	// secret variables they read (for the capability rules).
 	network *Finding
 	secrets map[string]*Finding
+	// toolsAt is the line and column of allowed-tools in SKILL.md, noted
+	// while it is read.
+	toolsAt [2]int
 }
 
 // kinds of text file.
@@ -147,7 +150,9 @@ var scriptExt = map[string]bool{".sh": true, ".bash": true, ".zsh": true, ".fish
 func (a *auditor) file(p, rel string) error {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil // unreadable: nothing to match (install reads what it can too)
+		// Not dropped silently: what cannot be read was not audited.
+		a.add(ruleByID["file-not-read"], rel, []byte("it cannot be opened: "+skill.ErrorReason(err)), 0, 0)
+		return nil
 	}
 	defer f.Close()
 	if cap(a.buf) < 64<<10 {
@@ -165,6 +170,7 @@ func (a *auditor) file(p, rel string) error {
 			break
 		}
 		if err != nil {
+			a.add(ruleByID["file-not-read"], rel, []byte("reading it failed: "+skill.ErrorReason(err)), 0, 0)
 			return nil
 		}
 	}
@@ -173,9 +179,8 @@ func (a *auditor) file(p, rel string) error {
 	a.res.Bytes += int64(len(buf))
 	if len(buf) >= MaxFileBytes {
 		if fi, err := f.Stat(); err == nil && fi.Size() > MaxFileBytes {
-			a.add(&Rule{ID: "file-too-large", Severity: findings.Info, Category: HiddenText,
-				Message: fmt.Sprintf("only the first %d MiB of %d MiB were audited", MaxFileBytes>>20, fi.Size()>>20),
-				Why:     "A very large file may hide content past what is read.", Fix: "Keep skill files small."}, rel, buf, 0, 0)
+			a.add(ruleByID["file-not-read"], rel,
+				[]byte(fmt.Sprintf("only its first %d MiB of %d MiB were read", MaxFileBytes>>20, fi.Size()>>20)), 0, 0)
 		}
 	}
 	if binaryKind(buf) != "" || bytes.IndexByte(buf[:min(len(buf), 8000)], 0) >= 0 {
@@ -239,6 +244,11 @@ func (a *auditor) binary(rel string, b []byte) {
 // text runs the text rules over one file.
 func (a *auditor) text(rel string, b []byte, kind int) {
 	a.hidden(rel, b)
+	if a.sk != nil && rel == relFile(a.dir, a.sk.File) {
+		if i := bytes.Index(b, []byte("allowed-tools")); i >= 0 {
+			a.toolsAt[0], a.toolsAt[1] = position(b, i)
+		}
+	}
 	// Lowercase once (ASCII): the rules' keys are looked up in it.
 	if cap(a.lower) < len(b) {
 		a.lower = make([]byte, len(b), len(b)+len(b)/4)
@@ -406,11 +416,7 @@ func (a *auditor) skillRules() {
 		default:
 			continue
 		}
-		md, _ := os.ReadFile(a.sk.File)
-		line, col := 1, 1
-		if i := bytes.Index(md, []byte("allowed-tools")); i >= 0 {
-			line, col = position(md, i)
-		}
+		line, col := max(1, a.toolsAt[0]), max(1, a.toolsAt[1])
 		a.add(ruleByID[id], relFile(a.dir, a.sk.File), []byte(t), line, col)
 		return
 	}

@@ -89,7 +89,6 @@ func (r *Report) Count() map[string]int {
 func Run(ctx context.Context, paths []string, baseDir string) (*Report, error) {
 	type job struct {
 		dir, display string
-		order        int
 	}
 	var jobs []job
 	for _, p := range paths {
@@ -109,7 +108,7 @@ func Run(ctx context.Context, paths []string, baseDir string) (*Report, error) {
 			if !skilltree.IsSkillFile(filepath.Base(q)) {
 				return nil, fmt.Errorf("%s: not a skill folder, a SKILL.md or a tree of skills (archives and repositories: give them as a SOURCE)", p)
 			}
-			jobs = append(jobs, job{dir: filepath.Dir(q), display: filepath.Dir(p), order: len(jobs)})
+			jobs = append(jobs, job{dir: filepath.Dir(q), display: filepath.Dir(p)})
 		default:
 			// A skill folder is found as itself (Rel "."), a tree as its skills.
 			found, _, err := skilltree.Find(ctx, q, skilltree.Options{Layout: skilltree.Tree})
@@ -120,7 +119,7 @@ func Run(ctx context.Context, paths []string, baseDir string) (*Report, error) {
 				return nil, skill.Mark(fmt.Errorf("%s: no skill found (no SKILL.md in it or below)", p), skill.ErrNotFound)
 			}
 			for _, f := range found {
-				jobs = append(jobs, job{dir: f.Dir, display: filepath.Join(p, filepath.FromSlash(f.Rel)), order: len(jobs)})
+				jobs = append(jobs, job{dir: f.Dir, display: filepath.Join(p, filepath.FromSlash(f.Rel))})
 			}
 		}
 	}

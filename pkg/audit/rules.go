@@ -96,6 +96,11 @@ var Rules = []Rule{
 		Keys:    []string{"<!--"},
 		Expr:    `(?is)<!--(?:[^-]|-[^-]|--[^>])*?\b(?:ignore (?:all |any |the )?(?:previous|prior|above)|disregard|you (?:are|must|should|will)|(?:the |an? )?(?:assistant|agent|ai|llm|model|claude)\b[^>]{0,40}\b(?:must|should|will|now)|do not (?:tell|mention|reveal|show)|system prompt|secretly|without (?:telling|asking))(?:[^-]|-[^-]|--[^>])*?-->`},
 
+	{ID: "file-not-read", Severity: findings.Info, Category: HiddenText, Scope: Binary,
+		Message: "a file was not audited in full",
+		Why:     "What cannot be read, or lies past the first 8 MiB of a file, may hide content the audit did not see.",
+		Fix:     "Keep skill files small and readable."},
+
 	// Prompt injection aimed at the agent.
 	{ID: "ignore-instructions", Severity: findings.High, Category: PromptInjection, Scope: AllText, Quoted: findings.Medium, Negatable: true,
 		Message: "tells the agent to ignore its instructions",

@@ -135,14 +135,6 @@ func (l *Lock) Get(folder string) (LockEntry, bool) {
 	return s.entry()
 }
 
-// NameOf is the name of the skill the lock records in folder.
-func (l *Lock) NameOf(folder string) string {
-	if s, ok := l.byFolder[folder]; ok {
-		return s.name
-	}
-	return ""
-}
-
 // Set records that folder holds the skill name with entry e. The folder
 // leaves any entry it was in; it joins an entry of the same name with the
 // same files and source (keeping that entry's install time), else gets a
@@ -277,19 +269,6 @@ func readLockAt(p string) (*Lock, error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newLock(), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return parseLock(p, data)
-}
-
-// ReadLockFile reads a lock file given by path (install --lockfile); a
-// missing file is an error.
-func ReadLockFile(p string) (*Lock, error) {
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, skill.Mark(fmt.Errorf("%s: no such lock file", p), skill.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err
